@@ -1,0 +1,154 @@
+# The one Makefile.  Variables (docs/building.md):
+#   ARCH    x86_64 | arm-imx6         the port                   (default x86_64)
+#   LOCK    none | bkl | fine | rtm   the lock variant           (default bkl)
+#   NCPUS   number                    most cores the kernel runs (default 8)
+#   DEBUG   0 | 1                     assertions, invariant checker (default 1)
+#   LOCKSTATS 0 | 1                   lock statistics            (default 0)
+#   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
+# Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT.
+
+ARCH      ?= x86_64
+LOCK      ?= bkl
+NCPUS     ?= 8
+DEBUG     ?= 1
+LOCKSTATS ?= 0
+UNSAFE    ?= 0
+
+ARCHES := x86_64 arm-imx6
+LOCKS  := none bkl fine rtm
+
+ifeq ($(filter $(ARCH),$(ARCHES)),)
+$(error unknown ARCH '$(ARCH)': valid values are $(ARCHES))
+endif
+ifeq ($(filter $(LOCK),$(LOCKS)),)
+$(error unknown LOCK '$(LOCK)': valid values are $(LOCKS))
+endif
+ifeq ($(ARCH)-$(LOCK),arm-imx6-rtm)
+$(error LOCK=rtm needs Intel TSX and has no meaning on ARCH=arm-imx6: valid values there are none bkl fine)
+endif
+ifeq ($(filter $(DEBUG),0 1),)
+$(error unknown DEBUG '$(DEBUG)': valid values are 0 1)
+endif
+ifeq ($(filter $(LOCKSTATS),0 1),)
+$(error unknown LOCKSTATS '$(LOCKSTATS)': valid values are 0 1)
+endif
+ifeq ($(filter $(UNSAFE),0 1),)
+$(error unknown UNSAFE '$(UNSAFE)': valid values are 0 1)
+endif
+ifeq ($(shell echo '$(NCPUS)' | grep -Ex '[1-9][0-9]?'),)
+$(error NCPUS '$(NCPUS)' must be a number from 1 to 99)
+endif
+
+CPUS ?= 4
+ifneq ($(filter qemu debug,$(MAKECMDGOALS)),)
+ifeq ($(LOCK)-$(UNSAFE),none-0)
+ifneq ($(CPUS),1)
+$(error LOCK=none has no kernel lock and is correct only on one core: use CPUS=1, or UNSAFE=1 for the unsafe multicore baseline)
+endif
+endif
+endif
+
+# Variants that differ only in build options get their own folder too, so
+# that every build sits beside the others and none overwrites another.
+VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))
+BUILD   := build/$(VARIANT)
+
+include arch/$(ARCH)/build.mk
+
+GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+DEFS     := -DNCPUS=$(NCPUS) -DDEBUG=$(DEBUG) -DLOCKSTATS=$(LOCKSTATS) -DUNSAFE=$(UNSAFE) \
+            -DLOCK_NAME='"$(LOCK)"' -DARCH_NAME='"$(ARCH)"' -DGIT_REV='"$(GIT_REV)"'
+COMMON   := -std=c11 -ffreestanding -fno-builtin -fno-common -fno-stack-protector \
+            -O2 -g $(WARN) -MMD -MP
+
+# ---- the kernel
+KERNEL_INC := -Ikernel -Iarch/$(ARCH)/include -Ilock -Ilock/variant/$(LOCK) -Ilock/$(LOCK_ARCH)
+LOCK_SRC   := lock/$(LOCK).c $(wildcard lock/clh.c lock/brlock.c)
+KERNEL_SRC := $(wildcard kernel/*.c kernel/*.S) $(ARCH_KERNEL_SRC) $(LOCK_SRC)
+KERNEL_OBJ := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRC))
+
+# ---- the root task (userland and benchmarks, linked into one ELF)
+USER_INC := -Iuserland/include -Ikernel -Iarch/$(ARCH)/user
+USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c userland/fuzz/*.c bench/*.c) \
+            $(ARCH_USER_SRC)
+USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
+
+ROOT_ELF   := $(BUILD)/root.elf
+KERNEL_ELF := $(BUILD)/kernel.elf
+
+.PHONY: all kernel iso uimage qemu run test debug clean deps help print-build-dir
+all: kernel
+kernel: $(KERNEL_ELF)
+
+$(BUILD)/kernel/root_image.S.o: $(ROOT_ELF)
+$(BUILD)/kernel/root_image.S.o: DEFS += -DROOT_ELF='"$(ROOT_ELF)"'
+
+$(BUILD)/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(KCC) $(COMMON) $(ARCH_KCFLAGS) $(DEFS) $(KERNEL_INC) -c $< -o $@
+
+$(BUILD)/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(KCC) $(ARCH_KASFLAGS) $(DEFS) $(KERNEL_INC) -MMD -MP -c $< -o $@
+
+$(KERNEL_ELF): $(KERNEL_OBJ) arch/$(ARCH)/kernel.ld
+	$(KCC) $(ARCH_KLDFLAGS) -nostdlib -T arch/$(ARCH)/kernel.ld -o $@ $(KERNEL_OBJ) $(ARCH_LIBGCC)
+	@echo "built $@"
+
+$(BUILD)/user/%.c.o: %.c
+	@mkdir -p $(dir $@)
+	$(KCC) $(COMMON) $(ARCH_UCFLAGS) $(DEFS) $(USER_INC) -c $< -o $@
+
+$(BUILD)/user/%.S.o: %.S
+	@mkdir -p $(dir $@)
+	$(KCC) $(ARCH_UASFLAGS) $(DEFS) $(USER_INC) -MMD -MP -c $< -o $@
+
+$(ROOT_ELF): $(USER_OBJ) arch/$(ARCH)/user/user.ld
+	$(KCC) $(ARCH_ULDFLAGS) -nostdlib -static -T arch/$(ARCH)/user/user.ld -o $@ $(USER_OBJ) $(ARCH_LIBGCC)
+
+-include $(KERNEL_OBJ:.o=.d) $(USER_OBJ:.o=.d)
+
+# ---- images for real machines (targets defined by the port's build.mk)
+iso: $(ARCH_ISO)
+uimage: $(ARCH_UIMAGE)
+
+# ---- running
+ACCEL   ?= auto
+APP     ?= hello
+ARGS    ?=
+TIMEOUT ?= 120
+ICOUNT  ?= 0
+PYTHON  := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
+
+QEMU_RUN = $(PYTHON) tools/qemu_run.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) \
+           --cpus $(CPUS) --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(filter 1,$(ICOUNT)),--icount) \
+           $(if $(filter 1,$(UNSAFE)),--unsafe) --cmdline "app=$(APP) $(ARGS)"
+
+qemu: $(KERNEL_ELF)
+	@$(QEMU_RUN)
+
+debug: $(KERNEL_ELF)
+	@$(QEMU_RUN) --gdb
+
+# The main job: a short comparison of every variant (tools/sweep.py).
+run: deps
+	@.venv/bin/python tools/sweep.py --quick
+
+# The whole test suite.
+test: deps
+	@.venv/bin/python -m pytest tests -q -rs
+
+# Install what a fresh machine lacks (packages, the Python environment).
+deps:
+	@tools/ensure_deps.sh
+
+print-build-dir:
+	@echo $(BUILD)
+
+clean:
+	rm -rf build
+
+help:
+	@sed -n '1,10p' Makefile

@@ -1,0 +1,24 @@
+# x86_64: the host gcc builds a freestanding kernel in the upper half (NOTES.md).
+KCC        := gcc
+LOCK_ARCH  := x86_64
+ARCH_LIBGCC :=
+
+ARCH_KCFLAGS  := -m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
+                 -fno-asynchronous-unwind-tables -fno-omit-frame-pointer
+ARCH_KASFLAGS := -m64 -D__ASSEMBLY__
+ARCH_KLDFLAGS := -m64 -no-pie -Wl,-n -Wl,--build-id=none -Wl,-z,max-page-size=0x1000
+ARCH_KERNEL_SRC := $(wildcard arch/x86_64/*.c arch/x86_64/*.S)
+
+ARCH_UCFLAGS  := -m64 -mgeneral-regs-only -fno-pic -fno-pie -fno-asynchronous-unwind-tables
+ARCH_UASFLAGS := -m64 -D__ASSEMBLY__
+ARCH_ULDFLAGS := -m64 -no-pie -Wl,--build-id=none -Wl,-z,max-page-size=0x1000
+ARCH_USER_SRC := $(wildcard arch/x86_64/user/*.c arch/x86_64/user/*.S)
+
+# A GRUB rescue image that boots the same kernel on a real PC (docs/booting.md).
+ARCH_ISO := $(BUILD)/kernel.iso
+$(ARCH_ISO): $(KERNEL_ELF) arch/x86_64/grub.cfg
+	@rm -rf $(BUILD)/iso && mkdir -p $(BUILD)/iso/boot/grub
+	cp $(KERNEL_ELF) $(BUILD)/iso/boot/kernel.elf
+	cp arch/x86_64/grub.cfg $(BUILD)/iso/boot/grub/grub.cfg
+	grub-mkrescue -o $@ $(BUILD)/iso 2>$(BUILD)/grub-mkrescue.log || (cat $(BUILD)/grub-mkrescue.log; exit 1)
+	@echo "built $@"

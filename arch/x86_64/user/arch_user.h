@@ -1,0 +1,97 @@
+/*
+ * Architecture-specific helpers for user code (x86_64) beyond the system
+ * call primitive: the cycle counter, a spin-wait hint, the layout of the
+ * register set of TCB Read/WriteRegisters, and the instructions the test
+ * suite uses to raise each kind of fault.  docs/userland.md lists what a
+ * port must provide here.
+ */
+#ifndef ARCH_USER_H
+#define ARCH_USER_H
+
+#include <abi/types.h>
+
+#define ARCH_NAME_USER "x86_64"
+
+/* The cycle counter.  Under QEMU -icount the TSC counts instructions. */
+static inline uint64_t arch_cycles(void)
+{
+    uint32_t lo, hi;
+    __asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi) : : "memory");
+    return ((uint64_t)hi << 32) | lo;
+}
+
+/* Spin-wait hint. */
+static inline void arch_relax(void)
+{
+    __asm__ volatile("pause" ::: "memory");
+}
+
+/* A full memory barrier for flags shared between threads on different cores. */
+static inline void arch_mb(void)
+{
+    __asm__ volatile("mfence" ::: "memory");
+}
+
+/*
+ * The register set of TCB Read/Write/CopyRegisters, in docs/abi.md order.
+ * Only the indices user code needs are named.
+ */
+#define ARCH_USER_REGS  18
+#define ARCH_REG_IP     0
+#define ARCH_REG_SP     1
+#define ARCH_REG_FLAGS  2
+#define ARCH_REG_RAX    3
+#define ARCH_REG_RBX    4
+#define ARCH_REG_RCX    5
+#define ARCH_REG_RDX    6
+#define ARCH_REG_RSI    7
+#define ARCH_REG_RDI    8
+#define ARCH_REG_RBP    9
+#define ARCH_REG_R8     10
+#define ARCH_REG_R12    14
+#define ARCH_REG_R13    15
+#define ARCH_REG_R14    16
+#define ARCH_REG_R15    17
+
+/*
+ * Registers that carry the start arguments of a new thread into
+ * _thread_start (crt0.S): callee-saved ones, which neither SYSRET nor the
+ * C calling convention touches.
+ */
+#define ARCH_REG_START_FN     ARCH_REG_R12
+#define ARCH_REG_START_ARG    ARCH_REG_R13
+#define ARCH_REG_START_IPCBUF ARCH_REG_R14
+#define ARCH_REG_START_SELF   ARCH_REG_RBX
+
+/* A value user code may leave in a general register and read back (TCB register tests). */
+#define ARCH_REG_SCRATCH      ARCH_REG_RBP
+
+/* Exception numbers in FAULT_USER_EXCEPTION messages (MR2). */
+#define ARCH_EXC_DIVIDE   0
+#define ARCH_EXC_ILLEGAL  6
+#define ARCH_EXC_GENERAL  13
+
+/*
+ * Fault triggers (faults.S).  Each runs one faulting instruction at the
+ * symbol arch_fault_<kind>_at; a handler that replies with MR0 =
+ * arch_fault_<kind>_resume skips it, and the function then returns
+ * ARCH_FAULT_SKIPPED.  The VM variants access the address given.
+ */
+#define ARCH_FAULT_SKIPPED 0x5a5a
+word_t arch_fault_illegal(void);
+word_t arch_fault_general(void);
+word_t arch_fault_divide(void);
+word_t arch_fault_read(word_t addr);
+word_t arch_fault_write(word_t addr);
+word_t arch_fault_syscall(word_t sysno);
+extern const char arch_fault_illegal_at[], arch_fault_illegal_resume[];
+extern const char arch_fault_general_at[], arch_fault_general_resume[];
+extern const char arch_fault_divide_at[], arch_fault_divide_resume[];
+extern const char arch_fault_read_at[], arch_fault_read_resume[];
+extern const char arch_fault_write_at[], arch_fault_write_resume[];
+extern const char arch_fault_syscall_at[], arch_fault_syscall_resume[];
+
+/* The entry point of new threads (crt0.S); see thread.c. */
+void _thread_start(void);
+
+#endif

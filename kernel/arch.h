@@ -1,0 +1,185 @@
+/*
+ * The architecture hooks: everything the generic kernel asks of a port.
+ * Each port implements them under arch/<port>/ and provides, on the include
+ * path as <arch/...>, the headers named below.  No generic file tests which
+ * port it is built for.
+ *
+ * <arch/machine.h> must define:
+ *   PAGE_BITS, LARGE_PAGE_BITS     frame sizes (log2 bytes)
+ *   CACHE_LINE_SIZE                for per-core data alignment
+ *   ARCH_MSG_REGISTERS             message registers held in machine registers (4)
+ *   ARCH_USER_REGS                 length of the register set of TCB Read/WriteRegisters
+ *   USER_TOP                       first address above user space
+ *   struct arch_context            a thread's saved user registers (and FPU state if any)
+ *   static inline unsigned arch_core_id(void)   index of the calling core (0 is the boot core)
+ *   static inline word_t arch_cycles(void)      the cycle counter
+ *   static inline void *arch_phys_to_virt(word_t paddr)  through the kernel's direct map
+ *   static inline word_t arch_virt_to_phys(const void *vaddr)
+ */
+#ifndef KERNEL_ARCH_H
+#define KERNEL_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <abi/types.h>
+#include <arch/machine.h>
+
+struct tcb;
+
+/* ---- Boot.  The port's entry code brings up the boot core, then calls kernel_boot(). */
+
+struct mem_region {
+    word_t start;   /* physical, inclusive */
+    word_t end;     /* physical, exclusive */
+};
+
+#define BOOT_MAX_REGIONS 16
+
+struct arch_boot_info {
+    struct mem_region free[BOOT_MAX_REGIONS];   /* RAM free for untyped memory */
+    unsigned nfree;
+    struct mem_region device[BOOT_MAX_REGIONS]; /* device memory handed out as device untyped */
+    unsigned ndevice;
+    word_t root_elf_paddr;                      /* the root task's ELF image */
+    word_t root_elf_size;
+    const char *cmdline;                        /* boot command line, NUL-terminated */
+    unsigned ncores;                            /* cores found (and to be started) */
+};
+
+/* Generic: set up the kernel and the root task on the boot core.  Never returns. */
+_Noreturn void kernel_boot(const struct arch_boot_info *info);
+
+/* Generic: each secondary core calls this once its arch state is up.  Never returns. */
+_Noreturn void kernel_boot_secondary(unsigned core);
+
+/* Start every secondary core; each calls kernel_boot_secondary().  Returns once all are up. */
+void arch_start_secondary_cores(void);
+
+/* Number of cores online. */
+unsigned arch_cores_online(void);
+
+/* ---- Console. */
+
+/* Write one character to the console (polling; never fails). */
+void arch_console_putc(char c);
+
+/* End the run with a status (QEMU exit device, or a board reset).  Never returns. */
+_Noreturn void arch_shutdown(int status);
+
+/* Stop this core for good after a panic, interrupts off. */
+_Noreturn void arch_halt_core(void);
+
+/* ---- Kernel entry and exit.
+ *
+ * The port's entry code saves the user registers into the current thread's
+ * struct arch_context and calls one of the generic handlers below on this
+ * core's kernel stack, with interrupts off.  The handlers end by calling
+ * arch_return_to_user(), which restores the (possibly new) current thread.
+ */
+_Noreturn void handle_syscall(word_t sysno);
+_Noreturn void handle_interrupt(unsigned irq);
+_Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_code, word_t arch_status);
+
+/* Restore the thread's user context (or the idle loop) and leave the kernel. */
+_Noreturn void arch_return_to_user(struct tcb *thread);
+
+/* The idle thread: runs in kernel mode with interrupts on until one arrives. */
+void arch_context_init_idle(struct arch_context *ctx, word_t kernel_stack_top);
+bool arch_context_is_idle(const struct arch_context *ctx);
+
+/* A fresh user context: all registers zero, user mode, interrupts on. */
+void arch_context_init_user(struct arch_context *ctx);
+
+/* ABI registers by purpose (docs/abi.md maps them to machine registers). */
+enum abi_reg {
+    ABI_SYSNO,      /* in: syscall number; shares a register with ABI_STATUS */
+    ABI_STATUS,     /* out: enum status */
+    ABI_CPTR,       /* in: capability address; shares a register with ABI_BADGE */
+    ABI_BADGE,      /* out: the sender's badge */
+    ABI_MSGINFO,
+    ABI_MR0,
+    ABI_MR1,
+    ABI_MR2,
+    ABI_MR3,
+    ABI_IP,
+    ABI_SP,
+};
+word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg);
+void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value);
+
+/* Make the thread re-execute the system call it is in (preemption points, restarts). */
+void arch_context_restart_syscall(struct arch_context *ctx);
+
+/* TCB Read/Write/CopyRegisters: the whole user register set, ARCH_USER_REGS words, in docs/abi.md order. */
+void arch_context_read_all(const struct arch_context *ctx, word_t *regs);
+void arch_context_write_all(struct arch_context *ctx, const word_t *regs);
+
+/* ---- Interrupts and cross-core signalling. */
+
+/* Send the reschedule/request IPI to a core.  Runs outside the lock (deferred hardware work). */
+void arch_send_ipi(unsigned core);
+
+/* Is a device interrupt pending on this core?  (Preemption points poll this.) */
+bool arch_interrupt_pending(void);
+
+/* Mask, unmask and acknowledge a device IRQ.  Deferred until after the lock is released. */
+void arch_irq_mask(unsigned irq);
+void arch_irq_unmask(unsigned irq);
+void arch_irq_ack(unsigned irq);
+
+/* Valid user IRQ numbers are 0 .. arch_irq_count()-1; some are reserved by the kernel. */
+unsigned arch_irq_count(void);
+bool arch_irq_reserved(unsigned irq);
+
+/* The per-core timeslice timer IRQ, reprogrammed by arch_timer_rearm(). */
+#define IRQ_TIMESLICE_NONE (~0u)
+unsigned arch_timer_irq(void);
+void arch_timer_rearm(void);
+
+/* ---- Memory and address spaces.
+ *
+ * Generic code (kernel/vspace.c) decodes Frame and PageTable invocations and
+ * keeps the capabilities; the port walks and edits its own table format.
+ * `root` is the kernel virtual address of an OBJ_VSPACE object.  Levels are
+ * counted from the root (0) downwards; the port says how many there are.
+ */
+
+/* log2 size of OBJ_VSPACE and OBJ_PAGE_TABLE objects. */
+unsigned arch_object_bits(unsigned object_type);
+
+/*
+ * The level at which a page table is missing on the way to mapping a frame
+ * (large or not) at vaddr, or 0 when every table needed is present.
+ */
+unsigned arch_pt_missing_level(void *root, word_t vaddr, bool large);
+
+/* Install a zeroed page table at the missing level found above. */
+void arch_pt_install(void *root, word_t vaddr, unsigned level, word_t table_paddr);
+
+/* Remove the table installed at (vaddr, level) and flush; its entries are dropped with it. */
+void arch_pt_remove(void *root, word_t vaddr, unsigned level);
+
+/* True when nothing is mapped at vaddr at the frame's size. */
+bool arch_frame_slot_free(void *root, word_t vaddr, bool large);
+
+/* Map / unmap a frame.  Callers have checked alignment, USER_TOP and arch_frame_slot_free(). */
+void arch_frame_map(void *root, word_t vaddr, word_t paddr, bool large, unsigned rights, unsigned attrs);
+void arch_frame_unmap(void *root, word_t vaddr, bool large);
+
+/* Translate a user address in an address space (for the kernel's own checks); false if unmapped. */
+bool arch_user_translate(void *root, word_t vaddr, word_t *paddr, bool *writable);
+
+/* Load an address space on this core (deferred until after the lock). NULL: the kernel-only space. */
+void arch_vspace_load(word_t vspace_root_paddr, unsigned asid);
+
+/* Flush this core's TLB entries for an address space (or everything: asid ~0u). */
+void arch_tlb_flush_local(unsigned asid, word_t vaddr, bool whole_space);
+
+/* Make a freshly retyped VSpace root share the kernel's mappings. */
+void arch_vspace_init_root(void *root);
+
+/* ---- RTM (x86_64; other ports return false). */
+bool lock_rtm_probe(void);
+
+#endif

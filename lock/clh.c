@@ -1,0 +1,102 @@
+/*
+ * CLH queue lock.
+ *
+ * Algorithm: T. S. Craig, "Building FIFO and priority-queuing spin locks
+ * from atomic swap", TR 93-02-02, Dept. of Computer Science and
+ * Engineering, University of Washington, 1993; independently Magnusson,
+ * Landin and Hagersten, "Queue locks on cache coherent multiprocessors",
+ * IPPS 1994.  The paper this kernel follows (000 §3.2, 002 §3.1) uses it
+ * for the big kernel lock because it is a scalable queue lock.
+ *
+ * Each core enqueues a node whose `locked` word is 1 by swapping it into
+ * the tail, then spins on its predecessor's node until that reads 0.  To
+ * release, the holder writes 0 into its own node, which its successor is
+ * spinning on, and adopts its predecessor's node for its next acquire: the
+ * predecessor has finished with that node and the releasing core was its
+ * only spinner, so nobody else can still read it.  Every waiter spins on a
+ * different cache line, and a release touches exactly one remote line.
+ *
+ * State (tail T, node n of core c):
+ *   free                 T = n0, n0.locked = 0
+ *   c holds              T = nc, nc.locked = 1, c watched n0 until it read 0
+ *   c holds, d queued    T = nd, nd.locked = 1, d spins on nc
+ *   acquire by c:  nc.locked := 1; pred := swap(T, nc); spin until pred.locked = 0
+ *   release by c:  nc.locked := 0; c.mine := pred
+ *
+ * Fairness and progress: FIFO in the order of the swaps on the tail, hence
+ * starvation-free; a waiter is overtaken by no one.  Blocking: a holder or
+ * waiter that stops running stops everyone behind it (cores in the kernel
+ * run with interrupts off, so they are never descheduled).
+ *
+ * Memory ordering (each atomic below names its partner):
+ *   - The swap on the tail is acq_rel.  Its release half publishes
+ *     `locked = 1` of our node before the successor can find the node; its
+ *     acquire half pairs with the predecessor's swap, so our read of the
+ *     predecessor's `locked` sees its 1 and never an older 0 left by the
+ *     node's previous use.
+ *   - The release store of 0 in clh_release() pairs with the successor's
+ *     acquire load after its spin: the whole critical section happens
+ *     before the successor's.
+ *   - The spin itself uses relaxed loads and is followed by one acquire
+ *     load of the same word (it cannot change back: only the successor ever
+ *     writes a node it has adopted), which keeps the DMB out of the loop on
+ *     ARM and keeps the pairing visible to ThreadSanitizer.
+ *
+ * Hardware assumptions: atomic pointer-sized swap (XCHG on x86; LDREX/STREX
+ * on ARMv7), coherent caches, 64-byte lines.  Cost per acquire/release pair:
+ * 1 barrier on x86 (the XCHG), 4 DMBs on ARMv7 (2 + 1 acquiring, 1
+ * releasing).
+ */
+#include "clh.h"
+#include "cpu_relax.h"
+
+void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
+{
+    for (unsigned i = 0; i < CLH_CORES_STORAGE(ncores); i++) {
+        /* Relaxed: nothing is shared yet; whoever starts the other cores
+         * publishes these stores. */
+        __atomic_store_n(&cores[i].node.locked, 0, __ATOMIC_RELAXED);
+        cores[i].mine = &cores[i].node;
+        cores[i].pred = NULL;
+    }
+    lock->cores = cores;
+    lock->ncores = ncores;
+    /* Relaxed: as above. */
+    __atomic_store_n(&lock->tail, &cores[ncores].node, __ATOMIC_RELAXED);
+}
+
+bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+{
+    struct clh_core *c = &lock->cores[core];
+    struct clh_node *n = c->mine;
+    bool waited = false;
+
+    /* Relaxed: published by the release half of the swap just below. */
+    __atomic_store_n(&n->locked, 1, __ATOMIC_RELAXED);
+    /* Acq_rel: release pairs with the next acquirer's swap (it will read
+     * our 1); acquire pairs with the predecessor's swap (we read its 1). */
+    struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
+
+    /* Relaxed polling of the predecessor's own line. */
+    while (__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0) {
+        waited = true;
+        cpu_relax();
+        hook();
+    }
+    /* Acquire: pairs with the release store in the predecessor's
+     * clh_release(); it reads the same 0 (see the header comment). */
+    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
+    c->pred = pred;
+    return waited;
+}
+
+void clh_release(struct clh_lock *lock, unsigned core)
+{
+    struct clh_core *c = &lock->cores[core];
+
+    /* Release: pairs with the successor's acquire load in clh_acquire(). */
+    __atomic_store_n(&c->mine->locked, 0, __ATOMIC_RELEASE);
+    /* From here our old node belongs to the successor; adopt the
+     * predecessor's, which nobody else will touch again. */
+    c->mine = c->pred;
+}

@@ -1,0 +1,75 @@
+/*
+ * CLH queue lock: the big kernel lock of the `bkl` variant and the fallback
+ * lock of the `rtm` variant.  Algorithm notes are in clh.c.
+ *
+ * Storage: the caller provides ncores + 1 struct clh_core.  Entry i
+ * (i < ncores) holds core i's private pointers; every entry also holds one
+ * queue node.  Nodes wander between cores (a core leaves its node to its
+ * successor and adopts its predecessor's), so entry i's node is not "core
+ * i's node" after the first release; entry ncores starts as the dummy node
+ * the empty queue points at.
+ */
+#ifndef LOCK_CLH_H
+#define LOCK_CLH_H
+
+#include "lockdefs.h"
+#include "barrier_cost.h"
+
+/* A queue node: one word, alone on its cache line, spun on by one core. */
+struct clh_node {
+    _Alignas(LOCK_CACHE_LINE) uint32_t locked;  /* 1: owner holds or waits for the lock; 0: released */
+};
+
+struct clh_core {
+    struct clh_node node;                       /* storage for one wandering node */
+    _Alignas(LOCK_CACHE_LINE) struct clh_node *mine;  /* core-private: node to enqueue next */
+    struct clh_node *pred;                      /* core-private: node adopted at release */
+};
+
+struct clh_lock {
+    _Alignas(LOCK_CACHE_LINE) struct clh_node *tail;  /* the one word every acquirer writes */
+    _Alignas(LOCK_CACHE_LINE) struct clh_core *cores; /* read-only after clh_init() */
+    unsigned ncores;
+};
+
+_Static_assert(sizeof(struct clh_node) == LOCK_CACHE_LINE, "a CLH node is one cache line");
+_Static_assert(sizeof(struct clh_core) == 2 * LOCK_CACHE_LINE,
+               "node line and core-private line must not share a line");
+_Static_assert(_Alignof(struct clh_lock) == LOCK_CACHE_LINE, "CLH tail on its own line");
+
+/* Entries of struct clh_core the caller must provide for ncores cores. */
+#define CLH_CORES_STORAGE(ncores) ((ncores) + 1)
+
+/* Barrier instructions per operation, for LOCKSTATS (same contended or not). */
+#define CLH_ACQUIRE_BARRIERS (LOCK_ARCH_BARRIERS_RMW_ACQ_REL + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE)
+#define CLH_RELEASE_BARRIERS LOCK_ARCH_BARRIERS_STORE_RELEASE
+
+/* Before any core uses the lock; cores[] has CLH_CORES_STORAGE(ncores) entries. */
+void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
+
+/*
+ * Take the lock on behalf of `core` (0 .. ncores-1), calling hook() on every
+ * iteration of the wait.  Returns whether it had to wait.  A core must not
+ * acquire a lock it already holds or waits for.
+ */
+bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook);
+
+/* Caller (`core`) must hold the lock. */
+void clh_release(struct clh_lock *lock, unsigned core);
+
+/*
+ * Whether some core holds or waits for the lock.  Inside an RTM transaction
+ * this puts the tail word and the tail node in the read set, so any later
+ * acquire aborts the transaction.  Elsewhere a snapshot.
+ */
+static inline bool clh_is_locked(const struct clh_lock *lock)
+{
+    /* Acquire: pairs with the release half of the exchange in clh_acquire(),
+     * so the node's `locked = 1` written before enqueueing is visible. */
+    const struct clh_node *t = __atomic_load_n(&lock->tail, __ATOMIC_ACQUIRE);
+    /* Relaxed: a snapshot; ordering of the caller's later accesses is the
+     * caller's business (a transaction, or a subsequent real acquire). */
+    return __atomic_load_n(&t->locked, __ATOMIC_RELAXED) != 0;
+}
+
+#endif

@@ -1,0 +1,292 @@
+"""The machine-repairman model of a big kernel lock.
+
+Elphinstone et al., "An Evaluation of Coarse-Grained Locking for Multicore
+Microkernels", section 4 (equations 1-5) and section 5.1.2 (the
+least-squares fit, Figure 4).  See docs/model.md.
+
+n cores each alternate between thinking for a mean time `a` (outside the
+lock) and one lock service of mean time `s`; the lock serves one core at a
+time.  State k (0..n) is the number of cores holding or waiting for the lock:
+
+    p_k = p_0 * (s/a)^k * n!/(n-k)!                      (1)
+    p_0 = 1 / sum_i (s/a)^i * n!/(n-i)!                  (2)
+    w   = sum_i i * p_i                                  (4)
+    X   = (1 - p_0) / s                                  (5)
+
+Time is in one unit throughout: cycles, or guest instructions under -icount.
+For multicore ping-pong one "job" is one round trip, so `s` is the lock time
+of one round trip (its Call and its ReplyRecv) and `a` the rest of the round
+trip (the exponential delay plus user-level time).
+
+CLI:
+    python3 tools/model.py fit results/<run>/results.jsonl [--delay D] [--hz HZ] [--lock L]
+    python3 tools/model.py predict --s 358 --a 4000 --cores 1,2,4,8,16
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import least_squares
+from scipy.special import logsumexp
+
+import records as rec
+
+DEFAULT_HZ = 1e9
+
+
+def _log_terms(n: int, s: float, a: float) -> np.ndarray:
+    """log of (s/a)^k * n!/(n-k)! for k = 0..n, by the recurrence
+    t_k = t_{k-1} * (n-k+1) * s/a, summed in log space so that n = 64 or
+    a << s neither overflows nor underflows."""
+    if n < 1 or s <= 0 or a <= 0:
+        raise ValueError(f"need n >= 1, s > 0, a > 0 (got n={n}, s={s}, a={a})")
+    k = np.arange(1, n + 1)
+    steps = np.log(n - k + 1) + math.log(s) - math.log(a)
+    return np.concatenate(([0.0], np.cumsum(steps)))
+
+
+def state_probabilities(n: int, s: float, a: float) -> np.ndarray:
+    """p_k for k = 0..n (equation 3)."""
+    logs = _log_terms(n, s, a)
+    return np.exp(logs - logsumexp(logs))
+
+
+def queue_length(n: int, s: float, a: float) -> float:
+    """Expected number of cores holding or waiting for the lock (equation 4)."""
+    p = state_probabilities(n, s, a)
+    return float(np.dot(np.arange(n + 1), p))
+
+
+def utilisation(n: int, s: float, a: float) -> float:
+    """Fraction of time the lock is held: 1 - p_0."""
+    logs = _log_terms(n, s, a)
+    log_p0 = -logsumexp(logs)
+    return float(-math.expm1(log_p0))  # exact even when p_0 is close to 1
+
+
+def throughput(n: int, s: float, a: float) -> float:
+    """Lock throughput X(n) = (1 - p_0)/s, jobs per time unit (equation 5)."""
+    return utilisation(n, s, a) / s
+
+
+def per_core_throughput(n: int, s: float, a: float) -> float:
+    return throughput(n, s, a) / n
+
+
+def curve(cores, s: float, a: float) -> np.ndarray:
+    """X(n) for each core count."""
+    return np.array([throughput(int(n), s, a) for n in cores])
+
+
+def saturation_point(s: float, a: float) -> float:
+    """n* = (a + s)/s, where the no-contention line n/(a+s) meets the
+    lock's ceiling 1/s: the number of cores the lock can keep busy.
+
+    This is the paper's scalability criterion (section 5.1.3): with a
+    4,000-cycle delay and the ~300-cycle in-socket hold time, n* = 14.3, so
+    the workload "would scale to 14 cores"; 16,000 cycles with ~600 cycles
+    across sockets gives n* = 27.7, "to scale across both sockets" (28)."""
+    return (a + s) / s
+
+
+def knee(s: float, a: float, fraction: float = 0.05, n_max: int = 1024) -> int:
+    """The smallest n such that going to n + 1 cores adds less than
+    `fraction` of X(n)."""
+    previous = throughput(1, s, a)
+    for n in range(1, n_max):
+        current = throughput(n + 1, s, a)
+        if current - previous < fraction * previous:
+            return n
+        previous = current
+    raise ValueError(f"no knee below {n_max} cores (s={s}, a={a})")
+
+
+def bounds(cores, s_low: float, s_high: float, a: float) -> tuple[np.ndarray, np.ndarray]:
+    """Figure 4(b): the curves for the shortest and the longest observed
+    service time; measurements should lie between them."""
+    return curve(cores, s_low, a), curve(cores, s_high, a)
+
+
+@dataclass
+class Fit:
+    s: float
+    a: float
+    r2: float
+    points: int
+
+    @property
+    def exact(self) -> bool:
+        """Two parameters through two or fewer points: R² says nothing."""
+        return self.points <= 2
+
+
+def r_squared(measured, predicted) -> float:
+    measured = np.asarray(measured, float)
+    residual = np.sum((measured - np.asarray(predicted, float)) ** 2)
+    total = np.sum((measured - measured.mean()) ** 2)
+    return 1.0 - residual / total if total > 0 else float(residual == 0)
+
+
+def fit(cores, measured) -> Fit:
+    """Least-squares fit of s and a to throughput X(n) (jobs per time unit).
+
+    Residuals are relative (X_model/X - 1) so that low and high core counts
+    weigh alike; parameters are fitted as logarithms so that both stay
+    positive.  Several starting points split 1/X(1) = a + s differently and
+    the best result is kept.  R² is computed on the throughputs themselves."""
+    cores = np.asarray(cores, int)
+    measured = np.asarray(measured, float)
+    if len(set(cores.tolist())) < 2:
+        raise ValueError("a fit needs throughput at two or more core counts")
+    if np.any(measured <= 0):
+        raise ValueError("throughputs must be positive")
+
+    def residuals(log_params):
+        s, a = np.exp(log_params)
+        return curve(cores, s, a) / measured - 1.0
+
+    lowest = cores.argmin()
+    cycle = cores[lowest] / measured[lowest]  # ~ a + s when uncontended
+    best = None
+    for share in (0.01, 0.05, 0.2, 0.5):
+        start = np.log([share * cycle, (1 - share) * cycle])
+        result = least_squares(residuals, start, method="lm", xtol=1e-12, ftol=1e-12)
+        if best is None or result.cost < best.cost:
+            best = result
+    s, a = (float(v) for v in np.exp(best.x))
+    return Fit(s, a, float(r_squared(measured, curve(cores, s, a))), len(cores))
+
+
+# --- multicore ping-pong records --------------------------------------------
+
+
+def record_hz(record: dict, hz: float | None) -> float:
+    """Time units per second: --hz, else env "hz", else 1e9 (under
+    -icount shift=0 one instruction is one nanosecond of guest time)."""
+    if hz is not None:
+        return hz
+    return float(record.get("env", {}).get("hz", DEFAULT_HZ))
+
+
+def mcpingpong_points(records, lock: str | None = None, hz: float | None = None):
+    """{delay: (cores, jobs per time unit)} from mcpingpong records, and the
+    time unit ("cycles" or "instructions")."""
+    points: dict[int, tuple[list, list]] = {}
+    units = set()
+    for r in rec.benches(records, "mcpingpong"):
+        if lock is not None and r.get("env", {}).get("lock") != lock:
+            continue
+        units.add(r.get("unit", "cycles"))
+        delay = int(rec.field(r, "delay"))
+        per_unit = float(rec.field(r, "total_rtt_per_s")) / record_hz(r, hz)
+        points.setdefault(delay, ([], []))
+        points[delay][0].append(int(rec.field(r, "cores")))
+        points[delay][1].append(per_unit)
+    if len(units) > 1:
+        raise ValueError(f"mcpingpong records mix units {sorted(units)}; select one run")
+    return {d: (np.array(c), np.array(x)) for d, (c, x) in sorted(points.items())}, (
+        units.pop() if units else "cycles")
+
+
+def reference_delay(points) -> int:
+    """The delay to fit when none is given: the one measured at the most
+    core counts, the smallest such delay on a tie."""
+    fittable = [d for d, (c, _) in points.items() if len(set(c.tolist())) >= 2]
+    if not fittable:
+        raise ValueError("no delay was measured at two or more core counts")
+    return max(fittable, key=lambda d: (len(set(points[d][0].tolist())), -d))
+
+
+def shifted_a(fitted: Fit, fitted_delay: int, delay: int) -> float:
+    """The think time at another delay, as the paper predicts Figure 4(a):
+    same service time, same user-level time, different delay."""
+    return fitted.a + (delay - fitted_delay)
+
+
+def fit_records(records, delay: int | None = None, lock: str | None = "bkl", hz: float | None = None):
+    """Fit at one delay and predict every other one.
+
+    Returns (fit, delay, unit, rows) where rows are
+    (delay, a, R² of the prediction or None) per measured delay."""
+    points, unit = mcpingpong_points(records, lock=lock, hz=hz)
+    if not points:
+        raise ValueError(f"no mcpingpong records{'' if lock is None else ' for lock ' + lock}")
+    if delay is None:
+        delay = reference_delay(points)
+    if delay not in points:
+        raise ValueError(f"no mcpingpong records with delay {delay}; have {sorted(points)}")
+    result = fit(*points[delay])
+    rows = []
+    for d, (cores, measured) in points.items():
+        a = shifted_a(result, delay, d)
+        r2 = r_squared(measured, curve(cores, result.s, a)) if a > 0 and len(cores) > 1 else None
+        rows.append((d, a, r2))
+    return result, delay, unit, rows
+
+
+# --- command line -------------------------------------------------------------
+
+
+def _int_list(text: str) -> list[int]:
+    return [int(v) for v in text.split(",") if v]
+
+
+def _cmd_fit(args) -> int:
+    records = rec.load(args.results)
+    lock = None if args.lock == "any" else args.lock
+    result, delay, unit, rows = fit_records(records, args.delay, lock, args.hz)
+    print(f"fit at delay {delay}: s = {result.s:.1f} {unit}, a = {result.a:.1f} {unit}, "
+          f"R² = {result.r2:.4f} over {result.points} points"
+          + (" (exact: two parameters, two points)" if result.exact else ""))
+    print(f"saturation point n* = (a+s)/s = {saturation_point(result.s, result.a):.1f} cores; "
+          f"knee ({args.fraction:.0%} rule) at {knee(result.s, result.a, args.fraction)} cores")
+    print(f"{'delay':>8} {'a':>10} {'R² (predicted)':>15}")
+    for d, a, r2 in rows:
+        print(f"{d:>8} {a:>10.1f} {'-' if r2 is None else format(r2, '.4f'):>15}")
+    return 0
+
+
+def _cmd_predict(args) -> int:
+    print(f"s = {args.s:g}, a = {args.a:g}: saturation point n* = "
+          f"{saturation_point(args.s, args.a):.1f}, knee ({args.fraction:.0%} rule) at "
+          f"{knee(args.s, args.a, args.fraction)} cores")
+    print(f"{'cores':>5} {'X (per 1e6 units)':>18} {'per core':>10} {'lock util':>10} {'queue':>7}")
+    for n in args.cores:
+        x = throughput(n, args.s, args.a)
+        print(f"{n:>5} {x * 1e6:>18.2f} {x / n * 1e6:>10.2f} "
+              f"{utilisation(n, args.s, args.a):>10.3f} {queue_length(n, args.s, args.a):>7.2f}")
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Machine-repairman model of the big kernel lock")
+    parser.add_argument("--fraction", type=float, default=0.05,
+                        help="knee: adding a core adds less than this fraction of throughput")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p_fit = sub.add_parser("fit", help="fit s and a to mcpingpong records")
+    p_fit.add_argument("results", help="results.jsonl, a results directory or a console log")
+    p_fit.add_argument("--delay", type=int, help="delay to fit (default: most core counts)")
+    p_fit.add_argument("--hz", type=float,
+                       help="time units per second (default: env 'hz' of each record, else 1e9)")
+    p_fit.add_argument("--lock", default="bkl", help="lock variant to fit, or 'any' (default bkl)")
+    p_fit.set_defaults(run=_cmd_fit)
+    p_pred = sub.add_parser("predict", help="throughput the model predicts")
+    p_pred.add_argument("--s", type=float, required=True, help="service time (lock hold)")
+    p_pred.add_argument("--a", type=float, required=True, help="think time between lock requests")
+    p_pred.add_argument("--cores", type=_int_list, default=[1, 2, 4, 8, 16])
+    p_pred.set_defaults(run=_cmd_predict)
+    args = parser.parse_args(argv)
+    try:
+        return args.run(args)
+    except (ValueError, OSError) as err:
+        print(f"model.py: {err}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

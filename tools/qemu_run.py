@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Boot a kernel image in QEMU, stream its console, and exit with the guest's status.
+
+This is what `make qemu` runs.  The guest ends a run by printing the record
+`@@ {"done": true, "status": N}` and then stopping QEMU through its exit
+device (x86_64: isa-debug-exit; arm-imx6: semihosting).  The status of the
+done record is authoritative: a guest that stops without one (a triple fault
+with -no-reboot, a crash) has failed, whatever QEMU's own exit code says.
+
+Exit codes of this script:
+    N     the guest's status from its done record
+    3     QEMU ended without a done record
+    124   the guest did not finish within --timeout seconds
+    125   QEMU could not be started
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from records import RecordError, parse_lines  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+KVM_PROBE_CACHE = REPO / "build" / "kvm-probe.json"
+
+EXIT_NO_DONE = 3
+EXIT_TIMEOUT = 124
+EXIT_NO_QEMU = 125
+
+# arm-imx6: where the boot command line blob is loaded (docs/arm-imx6.md).
+ARM_CMDLINE_ADDR = 0x1FF00000
+
+
+def record_of(line: str) -> dict | None:
+    """The record on a console line, or None (a garbled one from a dying guest too)."""
+    try:
+        found = parse_lines([line])
+    except RecordError:
+        return None
+    return found[0] if found else None
+
+
+def kvm_opens() -> bool:
+    try:
+        fd = os.open("/dev/kvm", os.O_RDWR)
+    except OSError:
+        return False
+    os.close(fd)
+    return True
+
+
+def kvm_usable(image: Path, arch: str) -> tuple[bool, str]:
+    """Whether KVM can run this kernel with user mode, by a short probe boot.
+
+    /dev/kvm opening is not enough (docs/building.md): the nested KVM on the
+    build machines runs a serial-only guest but faults on the first system
+    call from user mode.  So boot the hello program under KVM and require a
+    clean done record.  The answer is cached per host in build/kvm-probe.json.
+    """
+    if arch != "x86_64":
+        return False, "KVM is only used for x86_64 guests"
+    if not kvm_opens():
+        return False, "/dev/kvm does not open"
+    host = os.uname().nodename
+    try:
+        cached = json.loads(KVM_PROBE_CACHE.read_text())
+        if cached.get("host") == host:
+            return cached["usable"], cached["reason"]
+    except (OSError, ValueError, KeyError):
+        pass
+    argv = qemu_argv("x86_64", image, cpus=1, accel="kvm", icount=False,
+                     cmdline="app=hello accel=kvm", extra=[])
+    usable, reason = False, "the probe boot did not finish"
+    try:
+        proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=30)
+        done = [r for r in map(record_of, proc.stdout.splitlines())
+                if r is not None and "done" in r]
+        if done and done[-1].get("status") == 0:
+            usable, reason = True, "a probe boot made user-mode system calls under KVM"
+        else:
+            reason = "a probe boot under KVM did not complete a user-mode system call round trip"
+    except subprocess.TimeoutExpired:
+        reason = "a probe boot under KVM hung"
+    except OSError as err:
+        reason = f"QEMU could not start under KVM: {err}"
+    KVM_PROBE_CACHE.parent.mkdir(parents=True, exist_ok=True)
+    KVM_PROBE_CACHE.write_text(json.dumps({"host": host, "usable": usable, "reason": reason}))
+    return usable, reason
+
+
+def choose_accel(requested: str, image: Path, arch: str) -> tuple[str, str]:
+    if requested == "tcg":
+        return "tcg", "asked for"
+    if requested == "kvm":
+        return "kvm", "asked for"
+    usable, reason = kvm_usable(image, arch)
+    return ("kvm" if usable else "tcg"), reason
+
+
+def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
+              cmdline: str, extra: list[str], iso: Path | None = None,
+              gdb: bool = False) -> list[str]:
+    if arch == "x86_64":
+        argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
+                "-display", "none", "-no-reboot", "-serial", "stdio",
+                "-device", "isa-debug-exit,iobase=0xf4,iosize=0x04"]
+        if accel == "kvm":
+            argv += ["-enable-kvm", "-cpu", "host"]
+        else:
+            argv += ["-accel", "tcg", "-cpu", "max"]
+        if iso is not None:
+            argv += ["-cdrom", str(iso), "-boot", "d"]
+        else:
+            argv += ["-kernel", str(image), "-append", cmdline]
+    elif arch == "arm-imx6":
+        blob = Path(tempfile.mkstemp(prefix="cmdline-", suffix=".txt")[1])
+        blob.write_bytes(cmdline.encode() + b"\0")
+        argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
+                "-display", "none", "-no-reboot", "-serial", "null", "-serial", "stdio",
+                "-semihosting-config", "enable=on,target=native",
+                "-kernel", str(image),
+                "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
+    else:
+        raise SystemExit(f"unknown arch {arch}")
+    if icount:
+        argv += ["-icount", "shift=0"]
+    if gdb:
+        argv += ["-s", "-S"]
+    return argv + extra
+
+
+def run(args: argparse.Namespace) -> int:
+    image = Path(args.image)
+    if args.lock == "none" and args.cpus > 1 and not args.unsafe:
+        print("LOCK=none has no kernel lock and is correct only on one core: "
+              "use CPUS=1, or UNSAFE=1 for the unsafe multicore baseline", file=sys.stderr)
+        return 2
+    accel, why = choose_accel(args.accel, image, args.arch)
+    if args.icount and accel != "tcg":
+        print("ICOUNT=1 needs TCG: using TCG", file=sys.stderr)
+        accel, why = "tcg", "-icount needs TCG"
+    print(f"qemu_run: accelerator {accel} ({why})", flush=True)
+    if args.icount:
+        print("qemu_run: -icount shift=0: the cycle counter counts instructions; "
+              "figures are instructions, not cycles", flush=True)
+    words = [w for w in args.cmdline.split() if not w.startswith(("accel=", "icount="))]
+    cmdline = " ".join(words + [f"accel={accel}", f"icount={int(args.icount)}"])
+    argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
+                     args.extra or [], iso=Path(args.iso) if args.iso else None, gdb=args.gdb)
+    if shutil.which(argv[0]) is None:
+        print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
+        return EXIT_NO_QEMU
+    print("qemu_run: " + " ".join(argv), flush=True)
+    log = open(args.log, "w") if args.log else None
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+    except OSError as err:
+        print(f"qemu_run: cannot start QEMU: {err}", file=sys.stderr)
+        return EXIT_NO_QEMU
+
+    done_status: list[int] = []
+    timed_out = threading.Event()
+
+    def on_timeout() -> None:
+        timed_out.set()
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    timer = threading.Timer(args.timeout, on_timeout) if args.timeout > 0 else None
+    if timer:
+        timer.start()
+    start = time.monotonic()
+    assert proc.stdout is not None
+    for raw in proc.stdout:
+        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+        print(line, flush=True)
+        if log:
+            log.write(line + "\n")
+        record = record_of(line)
+        if record is not None and record.get("done") is True:
+            done_status.append(int(record.get("status", 1)))
+    qemu_status = proc.wait()
+    if timer:
+        timer.cancel()
+    elapsed = time.monotonic() - start
+    if log:
+        log.close()
+    if timed_out.is_set():
+        print(f"qemu_run: TIMEOUT: the guest did not finish within {args.timeout} s; QEMU was stopped",
+              flush=True)
+        return EXIT_TIMEOUT
+    if not done_status:
+        print(f"qemu_run: QEMU ended (exit {qemu_status}) after {elapsed:.1f} s "
+              "without a done record: the guest failed", flush=True)
+        return EXIT_NO_DONE
+    print(f"qemu_run: guest status {done_status[-1]} after {elapsed:.1f} s", flush=True)
+    return done_status[-1]
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--arch", default="x86_64", choices=["x86_64", "arm-imx6"])
+    p.add_argument("--lock", default="bkl")
+    p.add_argument("--image", required=True, help="the kernel ELF")
+    p.add_argument("--iso", help="boot this GRUB image from a CD instead of -kernel")
+    p.add_argument("--cpus", type=int, default=4)
+    p.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
+    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--icount", action="store_true")
+    p.add_argument("--unsafe", action="store_true")
+    p.add_argument("--cmdline", default="app=hello")
+    p.add_argument("--log", help="also write the console to this file")
+    p.add_argument("--gdb", action="store_true", help="wait for GDB on :1234")
+    p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
+    return run(p.parse_args())
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,474 @@
+"""Sweep lock variant x CPUs x delay x benchmark, boot by boot.
+
+Each lock variant is built once (`make kernel`), then every configuration
+boots through tools/qemu_run.py.  Every record of a successful boot is kept,
+with the run described under the key `sweep`, in results/<run>/results.jsonl;
+the benchmark records are also flattened into results/<run>/results.csv.
+results/<run>/state.json holds the sweep's plan and the configurations
+finished so far, so that `--resume <run>` carries on where a sweep stopped.
+See docs/results.md.
+
+    python3 tools/sweep.py --quick
+    python3 tools/sweep.py --locks bkl,fine --cpus 1,2 --delays 0,2000,4000
+    python3 tools/sweep.py --resume 20240101-120000
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import records as rec
+
+REPO = Path(__file__).resolve().parent.parent
+LOCKS = ("none", "bkl", "fine", "rtm")
+DELAYED = ("mcpingpong",)  # benchmarks that take a delay= argument
+PROBE_CMDLINE = "app=hello"
+MAKE_NCPUS_DEFAULT = 8  # the Makefile's NCPUS default
+
+# runner(command, timeout) -> (exit status or None on timeout, console text)
+Runner = Callable[[list, float], tuple]
+# builder(command) -> exit status
+Builder = Callable[[list], int]
+
+
+@dataclass
+class Plan:
+    """What a sweep runs; stored in state.json so that a resume runs the same."""
+    arch: str = "x86_64"
+    locks: list = field(default_factory=lambda: ["none", "bkl", "fine"])
+    benchmarks: list = field(default_factory=lambda: ["pingpong", "mcpingpong"])
+    cpus: list = field(default_factory=lambda: [1, 2])
+    pingpong_cpus: list = field(default_factory=lambda: [1])
+    delays: list = field(default_factory=lambda: [0, 4000])
+    reps: int = 1
+    accel: str = "auto"
+    icount: bool | None = None  # None: on exactly when the accelerator is TCG
+    args: str = ""
+    timeout: float = 300
+    debug: bool = False
+    lockstats: bool = False
+
+
+@dataclass(frozen=True)
+class Job:
+    lock: str
+    bench: str
+    cpus: int
+    delay: int | None
+    rep: int
+
+    @property
+    def id(self) -> str:
+        delay = "-" if self.delay is None else self.delay
+        return f"{self.lock}/{self.bench}/cpus={self.cpus}/delay={delay}/rep={self.rep}"
+
+    @property
+    def label(self) -> str:
+        delay = "" if self.delay is None else f" delay={self.delay}"
+        rep = f" rep={self.rep}" if self.rep else ""
+        return f"{self.lock} cpus={self.cpus}{delay} {self.bench}{rep}"
+
+    def cmdline(self, extra: str) -> str:
+        words = [f"app={self.bench}"]
+        if self.delay is not None:
+            words.append(f"delay={self.delay}")
+        if extra:
+            words.append(extra)
+        return " ".join(words)
+
+
+def quick_plan(arch: str) -> Plan:
+    """`make run`: every variant on the single-core and 2-core benchmarks."""
+    locks = ["none", "bkl", "fine"] + (["rtm"] if arch == "x86_64" else [])
+    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong"], cpus=[1, 2],
+                pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180)
+
+
+def expand(plan: Plan) -> list[Job]:
+    """Every configuration of the plan, grouped by lock (one build each)."""
+    jobs = []
+    for lock in plan.locks:
+        for bench in plan.benchmarks:
+            cpus_list = plan.pingpong_cpus if bench == "pingpong" else plan.cpus
+            delays = plan.delays if bench in DELAYED else [None]
+            for cpus in cpus_list:
+                for delay in delays:
+                    for rep in range(plan.reps):
+                        jobs.append(Job(lock, bench, cpus, delay, rep))
+    return jobs
+
+
+# --- building -------------------------------------------------------------------
+
+
+def make_vars(plan: Plan, lock: str) -> dict:
+    """The make variables of one variant.  `none` on several cores needs
+    UNSAFE=1 (the paper's unsafe baseline)."""
+    jobs = [j for j in expand(plan) if j.lock == lock]
+    most = max(j.cpus for j in jobs)
+    variables = {"ARCH": plan.arch, "LOCK": lock,
+                 "DEBUG": "1" if plan.debug else "0",
+                 "LOCKSTATS": "1" if plan.lockstats else "0",
+                 "UNSAFE": "1" if lock == "none" and most > 1 else "0"}
+    if most > MAKE_NCPUS_DEFAULT:
+        variables["NCPUS"] = str(most)
+    return variables
+
+
+def image_path(repo: Path, variables: dict) -> Path:
+    """Where `make kernel` puts the ELF; mirrors VARIANT in the Makefile."""
+    name = f"{variables['ARCH']}-{variables['LOCK']}"
+    name += "-stats" if variables["LOCKSTATS"] == "1" else ""
+    name += "-nodebug" if variables["DEBUG"] == "0" else ""
+    name += "-unsafe" if variables["UNSAFE"] == "1" else ""
+    name += f"-n{variables['NCPUS']}" if "NCPUS" in variables else ""
+    return repo / "build" / name / "kernel.elf"
+
+
+def build_command(repo: Path, variables: dict) -> list:
+    return ["make", "-C", str(repo), "kernel"] + [f"{k}={v}" for k, v in variables.items()]
+
+
+# --- booting --------------------------------------------------------------------
+
+
+def boot_command(repo: Path, arch: str, lock: str, image: Path, cpus: int, accel: str,
+                 icount: bool, unsafe: bool, timeout: float, cmdline: str, log: Path) -> list:
+    """The one place that knows tools/qemu_run.py's command line."""
+    cmd = [sys.executable, str(repo / "tools" / "qemu_run.py"), "--arch", arch, "--lock", lock,
+           "--image", str(image), "--cpus", str(cpus), "--accel", accel,
+           "--timeout", f"{timeout:g}", "--cmdline", cmdline, "--log", str(log)]
+    if icount:
+        cmd.append("--icount")
+    if unsafe:
+        cmd.append("--unsafe")
+    return cmd
+
+
+def subprocess_runner(cmd: list, timeout: float) -> tuple:
+    """Run a boot, keeping its console output; (None, text) on a timeout."""
+    try:
+        done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                              errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as err:
+        out = err.stdout or b""
+        return None, out.decode(errors="replace") if isinstance(out, bytes) else out
+    return done.returncode, done.stdout
+
+
+def subprocess_builder(cmd: list) -> int:
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+
+
+def check_boot(status: int | None, records: list, bench: str | None) -> str | None:
+    """Why a boot failed, or None when it succeeded."""
+    if status is None:
+        return "timeout"
+    if status != 0:
+        return f"exit {status}"
+    done = rec.done_status(records)
+    if done is None:
+        return "no done record"
+    if done != 0:
+        return f"done status {done}"
+    if bench is not None and not rec.benches(records, bench):
+        return f"no {bench} record"
+    return None
+
+
+# --- state and results --------------------------------------------------------
+
+
+class State:
+    """results/<run>/state.json: the plan, the accelerator chosen, and the
+    configurations whose records are in results.jsonl."""
+
+    def __init__(self, path: Path, plan: Plan, accel: str | None = None,
+                 icount: bool | None = None, completed=()):
+        self.path, self.plan, self.accel, self.icount = path, plan, accel, icount
+        self.completed = list(completed)
+
+    @classmethod
+    def load(cls, path: Path) -> "State":
+        data = json.loads(path.read_text())
+        return cls(path, Plan(**data["plan"]), data.get("accel"), data.get("icount"),
+                   data.get("completed", []))
+
+    def save(self) -> None:
+        data = {"plan": asdict(self.plan), "accel": self.accel, "icount": self.icount,
+                "completed": self.completed}
+        tmp = self.path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(data, indent=1) + "\n")
+        os.replace(tmp, self.path)  # atomic: a crash leaves the old or the new state
+
+    def mark(self, job: Job) -> None:
+        self.completed.append(job.id)
+        self.save()
+
+
+def drop_unfinished(jsonl: Path, completed) -> None:
+    """Remove records of configurations not in the state file: they come from
+    a boot that was interrupted between writing records and the state."""
+    if not jsonl.exists():
+        return
+    keep = set(completed)
+    kept = [r for r in rec.load_jsonl(jsonl) if r.get(rec.META_KEY, {}).get("job") in keep]
+    jsonl.write_text("".join(json.dumps(r) + "\n" for r in kept))
+
+
+def append_records(jsonl: Path, records: list, meta: dict) -> None:
+    with open(jsonl, "a", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps({**r, rec.META_KEY: meta}) + "\n")
+
+
+def _flatten(prefix: str, value, row: dict) -> None:
+    if isinstance(value, dict):
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}" if prefix else k, v, row)
+    elif isinstance(value, list):
+        row[prefix] = json.dumps(value)
+    else:
+        row[prefix] = value
+
+
+def write_csv(jsonl: Path, csv_path: Path) -> int:
+    """Flatten the bench records into one CSV row each (nested keys joined
+    with dots, lists as JSON); returns the number of rows."""
+    rows = []
+    for r in rec.of_type(rec.load_jsonl(jsonl) if jsonl.exists() else [], "bench"):
+        row: dict = {}
+        _flatten(rec.META_KEY, r.get(rec.META_KEY, {}), row)
+        _flatten("", {k: v for k, v in r.items() if k != rec.META_KEY}, row)
+        rows.append(row)
+    columns: dict = {}
+    for row in rows:
+        columns.update(dict.fromkeys(row))
+    with open(csv_path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=list(columns))
+        writer.writeheader()
+        writer.writerows(rows)
+    return len(rows)
+
+
+# --- the sweep ------------------------------------------------------------------
+
+
+def resolve_accel(state: State, repo: Path, lock: str, image: Path, runner: Runner, log: Path,
+                  out) -> None:
+    """Fix the accelerator for the whole sweep.  `auto` is left to
+    qemu_run.py: one probe boot (app=hello) with --accel auto, whose boot
+    record says what it chose.  TCG runs use -icount unless told otherwise."""
+    plan = state.plan
+    accel = plan.accel
+    if accel == "auto":
+        out(f"probing the accelerator (qemu_run.py --accel auto, {PROBE_CMDLINE}) ...")
+        status, text = runner(boot_command(repo, plan.arch, lock, image, 1, "auto", False, False,
+                                           plan.timeout, PROBE_CMDLINE, log), plan.timeout + 30)
+        boots = rec.of_type(rec.parse_text(text, str(log)), "boot")
+        if status != 0 or not boots:
+            why = "timeout" if status is None else f"exit {status}" if status else "no boot record"
+            raise RuntimeError(f"accelerator probe failed ({why}); see {log}")
+        accel = boots[0]["boot"]["accel"]
+    icount = plan.icount if plan.icount is not None else accel == "tcg"
+    if icount and accel != "tcg":
+        raise RuntimeError(f"-icount needs TCG, but the accelerator is {accel}")
+    state.accel, state.icount = accel, icount
+    state.save()
+
+
+def unit_notice(accel: str, icount: bool) -> str:
+    if icount:
+        return (f"accelerator {accel} with -icount: every figure is in guest INSTRUCTIONS, "
+                "not cycles")
+    if accel == "tcg":
+        return "accelerator tcg without -icount: cycle figures are emulation time and mean nothing"
+    return f"accelerator {accel}: figures are in cycles"
+
+
+def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_runner,
+          builder: Builder = subprocess_builder, out=print) -> list:
+    """Run every configuration not yet completed; returns the failed ones
+    as (job, reason)."""
+    plan = state.plan
+    jobs = expand(plan)
+    logs = run_dir / "logs"
+    logs.mkdir(parents=True, exist_ok=True)
+    jsonl = run_dir / "results.jsonl"
+    drop_unfinished(jsonl, state.completed)
+    done = set(state.completed)
+    failed = []
+    built: dict = {}  # lock -> image, or None when the build failed
+    for index, job in enumerate(jobs, 1):
+        head = f"[{index}/{len(jobs)}] {job.label} ..."
+        if job.id in done:
+            out(f"{head} done earlier, skipped")
+            continue
+        variables = make_vars(plan, job.lock)
+        if job.lock not in built:
+            cmd = build_command(repo, variables)
+            out(f"building {' '.join(cmd[3:])} ...")
+            status = builder(cmd)
+            built[job.lock] = image_path(repo, variables) if status == 0 else None
+            if status != 0:
+                out(f"build of {job.lock} FAILED (make exit {status})")
+        image = built[job.lock]
+        if image is None:
+            out(f"{head} FAIL build failed")
+            failed.append((job, "build failed"))
+            continue
+        if state.accel is None:
+            resolve_accel(state, repo, job.lock, image, runner, logs / "probe.log", out)
+            out(unit_notice(state.accel, state.icount))
+        log = logs / (job.id.replace("/", "_").replace("=", "") + ".log")
+        unsafe = variables["UNSAFE"] == "1"
+        cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
+                           unsafe, plan.timeout, job.cmdline(plan.args), log)
+        start = time.monotonic()
+        status, text = runner(cmd, plan.timeout + 30)
+        seconds = time.monotonic() - start
+        try:
+            records = rec.parse_text(text, str(log))
+            reason = check_boot(status, records, job.bench)
+        except rec.RecordError as err:
+            records, reason = [], str(err)
+        if reason is not None:
+            out(f"{head} FAIL {reason} {seconds:.1f}s (log {log})")
+            failed.append((job, reason))
+            continue
+        meta = {**asdict(job), "job": job.id, "arch": plan.arch, "accel": state.accel,
+                "icount": state.icount, "unsafe": unsafe, "make": variables, "args": plan.args,
+                "log": str(log), "seconds": round(seconds, 2)}
+        append_records(jsonl, records, meta)
+        state.mark(job)
+        write_csv(jsonl, run_dir / "results.csv")
+        out(f"{head} ok {seconds:.1f}s")
+    return failed
+
+
+def report(run_dir: Path, out=print) -> None:
+    """The summary table and the figures of a finished sweep."""
+    import plots
+    import summary
+
+    records = rec.load(run_dir / "results.jsonl")
+    out(summary.report(records))
+    written = plots.write_all(records, run_dir / "plots")
+    out("plots: " + (", ".join(str(p) for p in written) if written else "none (not enough data)"))
+
+
+# --- command line -------------------------------------------------------------
+
+
+def _list(text: str) -> list:
+    return [v for v in text.split(",") if v]
+
+
+def _ints(text: str) -> list:
+    return [int(v) for v in _list(text)]
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description="Sweep lock variants, CPUs, delays and benchmarks "
+                                "under QEMU (docs/results.md)")
+    p.add_argument("--quick", action="store_true",
+                   help="the `make run` preset: none,bkl,fine(,rtm on x86_64); pingpong on 1 CPU; "
+                        "mcpingpong on 1 and 2 CPUs with delays 0 and 4000")
+    p.add_argument("--resume", metavar="RUN", help="carry on with results/RUN, using its stored plan")
+    p.add_argument("--run", metavar="NAME", help="name of the results folder (default: a time stamp)")
+    p.add_argument("--results", type=Path, default=REPO / "results", help="where runs are kept")
+    p.add_argument("--repo", type=Path, default=REPO, help="the source tree to build")
+    p.add_argument("--arch", default="x86_64", choices=["x86_64", "arm-imx6"])
+    p.add_argument("--locks", type=_list, help="comma-separated (default none,bkl,fine)")
+    p.add_argument("--benchmarks", type=_list, help="comma-separated (default pingpong,mcpingpong)")
+    p.add_argument("--cpus", type=_ints, help="CPU counts for every benchmark but pingpong (default 1,2)")
+    p.add_argument("--pingpong-cpus", type=_ints, help="CPU counts for pingpong (default 1)")
+    p.add_argument("--delays", type=_ints, help="mcpingpong mean delays (default 0,4000)")
+    p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
+    p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
+    p.add_argument("--icount", action=argparse.BooleanOptionalAction,
+                   help="QEMU -icount (default: on exactly when the accelerator is TCG)")
+    p.add_argument("--args", help="more words for every boot command line, e.g. 'runs=16'")
+    p.add_argument("--timeout", type=float, help="seconds per boot (default 300; quick 180)")
+    p.add_argument("--debug", action="store_true", help="build with DEBUG=1 (default DEBUG=0)")
+    p.add_argument("--lockstats", action="store_true", help="build with LOCKSTATS=1")
+    p.add_argument("--no-report", action="store_true", help="skip the summary and the plots")
+    args = p.parse_args(argv)
+    if args.resume and (args.quick or args.run):
+        p.error("--resume takes the plan stored with the run; drop --quick/--run")
+    return args
+
+
+def plan_from_args(args: argparse.Namespace) -> Plan:
+    plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
+    for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
+                 "icount", "args", "timeout"):
+        value = getattr(args, name)
+        if value is not None:
+            setattr(plan, name, value)
+    plan.debug, plan.lockstats = args.debug, args.lockstats
+    unknown = [lock for lock in plan.locks if lock not in LOCKS]
+    if unknown:
+        raise ValueError(f"unknown lock(s) {unknown}: valid are {list(LOCKS)}")
+    if "rtm" in plan.locks and plan.arch != "x86_64":
+        raise ValueError("rtm exists only on x86_64")
+    if plan.reps < 1 or not expand(plan):
+        raise ValueError("the plan has no configurations")
+    return plan
+
+
+def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subprocess_builder,
+         out=print) -> int:
+    args = parse_args(argv)
+    if args.resume:
+        run_dir = args.results / args.resume
+        state_path = run_dir / "state.json"
+        if not state_path.exists():
+            out(f"sweep.py: no {state_path} to resume")
+            return 2
+        state = State.load(state_path)
+    else:
+        try:
+            plan = plan_from_args(args)
+        except ValueError as err:
+            out(f"sweep.py: {err}")
+            return 2
+        run_dir = args.results / (args.run or time.strftime("%Y%m%d-%H%M%S"))
+        if (run_dir / "state.json").exists():
+            out(f"sweep.py: {run_dir} already holds a sweep; use --resume {run_dir.name}")
+            return 2
+        run_dir.mkdir(parents=True, exist_ok=True)
+        state = State(run_dir / "state.json", plan)
+        state.save()
+    out(f"sweep {run_dir.name}: {len(expand(state.plan))} configurations, "
+        f"{len(state.completed)} done earlier; results in {run_dir}")
+    if state.accel is not None:
+        out(unit_notice(state.accel, state.icount))
+    try:
+        failed = sweep(state, run_dir, args.repo, runner, builder, out)
+    except KeyboardInterrupt:
+        out(f"\ninterrupted; carry on with: python3 tools/sweep.py --resume {run_dir.name}")
+        return 130
+    except RuntimeError as err:
+        out(f"sweep.py: {err}")
+        return 1
+    if not args.no_report and state.completed:
+        report(run_dir, out)
+    if failed:
+        out(f"{len(failed)} configuration(s) failed: " + ", ".join(j.label for j, _ in failed))
+        out(f"rerun them with: python3 tools/sweep.py --resume {run_dir.name}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
