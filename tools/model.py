@@ -94,16 +94,18 @@ def saturation_point(s: float, a: float) -> float:
     return (a + s) / s
 
 
-def knee(s: float, a: float, fraction: float = 0.05, n_max: int = 1024) -> int:
+def knee(s: float, a: float, fraction: float = 0.05) -> int | None:
     """The smallest n such that going to n + 1 cores adds less than
-    `fraction` of X(n)."""
+    `fraction` of X(n), or None when there is none below 1/fraction cores:
+    from there on even perfect scaling (gain X(n)/n) adds less than that, so
+    the rule no longer tells contention from growth; use saturation_point."""
     previous = throughput(1, s, a)
-    for n in range(1, n_max):
+    for n in range(1, math.ceil(1 / fraction)):
         current = throughput(n + 1, s, a)
         if current - previous < fraction * previous:
             return n
         previous = current
-    raise ValueError(f"no knee below {n_max} cores (s={s}, a={a})")
+    return None
 
 
 def bounds(cores, s_low: float, s_high: float, a: float) -> tuple[np.ndarray, np.ndarray]:
@@ -236,6 +238,13 @@ def _int_list(text: str) -> list[int]:
     return [int(v) for v in text.split(",") if v]
 
 
+def knee_text(s: float, a: float, fraction: float = 0.05) -> str:
+    n = knee(s, a, fraction)
+    if n is None:
+        return f"no knee below {math.ceil(1 / fraction)} cores ({fraction:.0%} rule)"
+    return f"knee ({fraction:.0%} rule) at {n} cores"
+
+
 def _cmd_fit(args) -> int:
     records = rec.load(args.results)
     lock = None if args.lock == "any" else args.lock
@@ -244,7 +253,7 @@ def _cmd_fit(args) -> int:
           f"R² = {result.r2:.4f} over {result.points} points"
           + (" (exact: two parameters, two points)" if result.exact else ""))
     print(f"saturation point n* = (a+s)/s = {saturation_point(result.s, result.a):.1f} cores; "
-          f"knee ({args.fraction:.0%} rule) at {knee(result.s, result.a, args.fraction)} cores")
+          + knee_text(result.s, result.a, args.fraction))
     print(f"{'delay':>8} {'a':>10} {'R² (predicted)':>15}")
     for d, a, r2 in rows:
         print(f"{d:>8} {a:>10.1f} {'-' if r2 is None else format(r2, '.4f'):>15}")
@@ -253,12 +262,11 @@ def _cmd_fit(args) -> int:
 
 def _cmd_predict(args) -> int:
     print(f"s = {args.s:g}, a = {args.a:g}: saturation point n* = "
-          f"{saturation_point(args.s, args.a):.1f}, knee ({args.fraction:.0%} rule) at "
-          f"{knee(args.s, args.a, args.fraction)} cores")
+          f"{saturation_point(args.s, args.a):.1f} cores; " + knee_text(args.s, args.a, args.fraction))
     print(f"{'cores':>5} {'X (per 1e6 units)':>18} {'per core':>10} {'lock util':>10} {'queue':>7}")
     for n in args.cores:
         x = throughput(n, args.s, args.a)
-        print(f"{n:>5} {x * 1e6:>18.2f} {x / n * 1e6:>10.2f} "
+        print(f"{n:>5} {x * 1e6:>18.2f} {per_core_throughput(n, args.s, args.a) * 1e6:>10.2f} "
               f"{utilisation(n, args.s, args.a):>10.3f} {queue_length(n, args.s, args.a):>7.2f}")
     return 0
 

@@ -25,7 +25,7 @@ import records as rec  # noqa: E402
 
 IPC_FIGURES = ("call", "reply_recv", "round_trip")
 LOCK_ORDER = ("none", "bkl", "fine", "rtm")
-PER = 1e6  # throughput is drawn per million time units
+PER = 1e6  # throughput is drawn per million time units (cycles or instructions)
 
 
 def _save(fig, stem: Path) -> list[Path]:
@@ -104,7 +104,7 @@ def scaling(records, stem: Path, lock: str = "bkl") -> list[Path]:
         title += f" (model: s = {fit.s:.0f}, fitted at delay {fit_delay}, R² = {fit.r2:.3f})"
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per {PER:.0e} {unit}")
+    ax.set_ylabel(f"round trips per million {unit}")
     ax.legend(fontsize=8)
     return _save(fig, stem)
 
@@ -130,7 +130,7 @@ def bounded(records, stem: Path, s_low: float, s_high: float, lock: str = "bkl")
         ax.plot(n, lower * PER, "--", color=colour)
     ax.set_title(f"{lock}: bounds for s = {s_low:g} (solid) and {s_high:g} (dashed)", fontsize=9)
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per {PER:.0e} {unit}")
+    ax.set_ylabel(f"round trips per million {unit}")
     ax.legend(fontsize=8)
     return _save(fig, stem)
 
@@ -154,7 +154,7 @@ def variants(records, stem: Path, delay: int | None = None) -> list[Path]:
             ax.plot(cores[order], x[order] * PER, "o-", label=lock)
     ax.set_title(f"Throughput against cores per variant, delay {delay}")
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per {PER:.0e} {unit}")
+    ax.set_ylabel(f"round trips per million {unit}")
     ax.legend()
     return _save(fig, stem)
 

@@ -140,7 +140,7 @@ def model_report(records, lock: str = "bkl", hz: float | None = None) -> str:
     lines = [f"queueing model ({lock}, fitted at delay {delay}): s = {fit.s:.1f} {unit}, "
              f"a = {fit.a:.1f} {unit}, R² = {fit.r2:.4f} over {fit.points} points{note}",
              f"  saturation point n* = (a+s)/s = {model.saturation_point(fit.s, fit.a):.1f} cores, "
-             f"knee (5% rule) at {model.knee(fit.s, fit.a)} cores"]
+             + model.knee_text(fit.s, fit.a)]
     for d, a, r2 in rows:
         if d != delay:
             lines.append(f"  delay {d}: predicted with a = {a:.1f}, R² = "

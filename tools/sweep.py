@@ -31,13 +31,14 @@ import records as rec
 REPO = Path(__file__).resolve().parent.parent
 LOCKS = ("none", "bkl", "fine", "rtm")
 DELAYED = ("mcpingpong",)  # benchmarks that take a delay= argument
-PROBE_CMDLINE = "app=hello"
 MAKE_NCPUS_DEFAULT = 8  # the Makefile's NCPUS default
 
 # runner(command, timeout) -> (exit status or None on timeout, console text)
 Runner = Callable[[list, float], tuple]
-# builder(command) -> exit status
-Builder = Callable[[list], int]
+# builder(command) -> (exit status, output)
+Builder = Callable[[list], tuple]
+# chooser(requested accel, image, arch) -> (accel, why): qemu_run.py's ACCEL=auto
+Chooser = Callable[[str, Path, str], tuple]
 
 
 @dataclass
@@ -124,18 +125,10 @@ def make_vars(plan: Plan, lock: str) -> dict:
     return variables
 
 
-def image_path(repo: Path, variables: dict) -> Path:
-    """Where `make kernel` puts the ELF; mirrors VARIANT in the Makefile."""
-    name = f"{variables['ARCH']}-{variables['LOCK']}"
-    name += "-stats" if variables["LOCKSTATS"] == "1" else ""
-    name += "-nodebug" if variables["DEBUG"] == "0" else ""
-    name += "-unsafe" if variables["UNSAFE"] == "1" else ""
-    name += f"-n{variables['NCPUS']}" if "NCPUS" in variables else ""
-    return repo / "build" / name / "kernel.elf"
-
-
 def build_command(repo: Path, variables: dict) -> list:
-    return ["make", "-C", str(repo), "kernel"] + [f"{k}={v}" for k, v in variables.items()]
+    """make the kernel, then print the variant's build folder (last line)."""
+    return (["make", "-s", "-C", str(repo), "kernel"] + [f"{k}={v}" for k, v in variables.items()]
+            + ["print-build-dir"])
 
 
 # --- booting --------------------------------------------------------------------
@@ -165,8 +158,21 @@ def subprocess_runner(cmd: list, timeout: float) -> tuple:
     return done.returncode, done.stdout
 
 
-def subprocess_builder(cmd: list) -> int:
-    return subprocess.run(cmd, stdout=subprocess.DEVNULL).returncode
+def subprocess_builder(cmd: list) -> tuple:
+    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          errors="replace")
+    return done.returncode, done.stdout
+
+
+def qemu_run_chooser(requested: str, image: Path, arch: str) -> tuple:
+    """ACCEL=auto exactly as tools/qemu_run.py decides it (a cached KVM probe boot)."""
+    import qemu_run
+
+    return qemu_run.choose_accel(requested, image, arch)
+
+
+# Exit codes of tools/qemu_run.py besides the guest's own status.
+QEMU_RUN_EXITS = {3: "no done record", 124: "timeout", 125: "QEMU could not start"}
 
 
 def check_boot(status: int | None, records: list, bench: str | None) -> str | None:
@@ -174,7 +180,7 @@ def check_boot(status: int | None, records: list, bench: str | None) -> str | No
     if status is None:
         return "timeout"
     if status != 0:
-        return f"exit {status}"
+        return f"exit {status}" + (f" ({QEMU_RUN_EXITS[status]})" if status in QEMU_RUN_EXITS else "")
     done = rec.done_status(records)
     if done is None:
         return "no done record"
@@ -263,22 +269,12 @@ def write_csv(jsonl: Path, csv_path: Path) -> int:
 # --- the sweep ------------------------------------------------------------------
 
 
-def resolve_accel(state: State, repo: Path, lock: str, image: Path, runner: Runner, log: Path,
-                  out) -> None:
-    """Fix the accelerator for the whole sweep.  `auto` is left to
-    qemu_run.py: one probe boot (app=hello) with --accel auto, whose boot
-    record says what it chose.  TCG runs use -icount unless told otherwise."""
+def resolve_accel(state: State, image: Path, chooser: Chooser, out) -> None:
+    """Fix the accelerator for the whole sweep, with qemu_run.py's rules for
+    `auto`.  TCG runs use -icount unless the plan says otherwise."""
     plan = state.plan
-    accel = plan.accel
-    if accel == "auto":
-        out(f"probing the accelerator (qemu_run.py --accel auto, {PROBE_CMDLINE}) ...")
-        status, text = runner(boot_command(repo, plan.arch, lock, image, 1, "auto", False, False,
-                                           plan.timeout, PROBE_CMDLINE, log), plan.timeout + 30)
-        boots = rec.of_type(rec.parse_text(text, str(log)), "boot")
-        if status != 0 or not boots:
-            why = "timeout" if status is None else f"exit {status}" if status else "no boot record"
-            raise RuntimeError(f"accelerator probe failed ({why}); see {log}")
-        accel = boots[0]["boot"]["accel"]
+    accel, why = chooser(plan.accel, image, plan.arch)
+    out(f"accelerator {accel} ({why})")
     icount = plan.icount if plan.icount is not None else accel == "tcg"
     if icount and accel != "tcg":
         raise RuntimeError(f"-icount needs TCG, but the accelerator is {accel}")
@@ -296,7 +292,8 @@ def unit_notice(accel: str, icount: bool) -> str:
 
 
 def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_runner,
-          builder: Builder = subprocess_builder, out=print) -> list:
+          builder: Builder = subprocess_builder, chooser: Chooser = qemu_run_chooser,
+          out=print) -> list:
     """Run every configuration not yet completed; returns the failed ones
     as (job, reason)."""
     plan = state.plan
@@ -316,10 +313,13 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         variables = make_vars(plan, job.lock)
         if job.lock not in built:
             cmd = build_command(repo, variables)
-            out(f"building {' '.join(cmd[3:])} ...")
-            status = builder(cmd)
-            built[job.lock] = image_path(repo, variables) if status == 0 else None
-            if status != 0:
+            out(f"building {' '.join(cmd[4:-1])} ...")
+            status, output = builder(cmd)
+            built[job.lock] = None
+            if status == 0:
+                built[job.lock] = repo / output.strip().splitlines()[-1] / "kernel.elf"
+            else:
+                out("\n".join(output.rstrip().splitlines()[-20:]))  # the error is at the end
                 out(f"build of {job.lock} FAILED (make exit {status})")
         image = built[job.lock]
         if image is None:
@@ -327,7 +327,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
             failed.append((job, "build failed"))
             continue
         if state.accel is None:
-            resolve_accel(state, repo, job.lock, image, runner, logs / "probe.log", out)
+            resolve_accel(state, image, chooser, out)
             out(unit_notice(state.accel, state.icount))
         log = logs / (job.id.replace("/", "_").replace("=", "") + ".log")
         unsafe = variables["UNSAFE"] == "1"
@@ -427,7 +427,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
 
 
 def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subprocess_builder,
-         out=print) -> int:
+         chooser: Chooser = qemu_run_chooser, out=print) -> int:
     args = parse_args(argv)
     if args.resume:
         run_dir = args.results / args.resume
@@ -454,7 +454,7 @@ def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subpr
     if state.accel is not None:
         out(unit_notice(state.accel, state.icount))
     try:
-        failed = sweep(state, run_dir, args.repo, runner, builder, out)
+        failed = sweep(state, run_dir, args.repo, runner, builder, chooser, out)
     except KeyboardInterrupt:
         out(f"\ninterrupted; carry on with: python3 tools/sweep.py --resume {run_dir.name}")
         return 130

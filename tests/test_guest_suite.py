@@ -1,0 +1,69 @@
+"""The in-guest test suite (APP=tests) and the fuzzer (APP=fuzz), over lock variants and CPU counts.
+
+Each in-guest test prints one `@@ {"test": ...}` record; every one becomes its own pytest case
+here, drawn from a single boot per configuration.
+"""
+import pytest
+
+from conftest import guest_test_names, kvm_skip_reason
+
+# (lock, cpus): every variant on 1, 2 and 4 CPUs; `none` has no lock, so it runs on one core only.
+CONFIGS = [("none", 1)] + [(lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)]
+NAMES = guest_test_names()
+
+
+def config_id(config):
+    lock, cpus = config
+    return f"{lock}-{cpus}cpu"
+
+
+def suite(guest, lock, cpus, accel="tcg"):
+    return guest(lock=lock, cpus=cpus, app="tests", accel=accel)
+
+
+def test_suite_is_large_enough():
+    assert len(NAMES) >= 80, f"only {len(NAMES)} in-guest tests are registered"
+    assert len(NAMES) == len(set(NAMES)), "in-guest test names repeat"
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+@pytest.mark.parametrize("name", NAMES)
+def test_guest(guest, config, name):
+    run = suite(guest, *config)
+    record = run.tests.get(name)
+    assert record is not None, f"the guest printed no record for {name} (status {run.status})"
+    assert record["status"] == "pass", record.get("detail", "")
+
+
+@pytest.mark.parametrize("config", CONFIGS, ids=config_id)
+def test_suite_run_completes(guest, config):
+    """The run ends by itself with status 0, on every core it was given, and no unknown tests."""
+    run = suite(guest, *config)
+    assert run.boot_record["cores"] == config[1]
+    assert run.boot_record["lock"] == config[0]
+    assert set(run.tests) == set(NAMES)
+    assert run.status == 0 and run.done_status == 0
+
+
+@pytest.mark.parametrize("cpus", [2])
+def test_suite_under_kvm(guest, cpus):
+    reason = kvm_skip_reason()
+    if reason:
+        pytest.skip(reason)
+    run = suite(guest, "bkl", cpus, accel="kvm")
+    failed = [n for n, r in run.tests.items() if r["status"] != "pass"]
+    assert not failed and run.done_status == 0
+
+
+FUZZ_CALLS = 1_000_000
+
+
+@pytest.mark.parametrize("lock", ["none", "bkl", "fine", "rtm"])
+def test_fuzz(guest, lock):
+    """Random invocations from threads on every core; the kernel survives and its invariants hold."""
+    cpus = 1 if lock == "none" else 4
+    run = guest(lock=lock, cpus=cpus, app="fuzz", args=f"calls={FUZZ_CALLS} seed=1", timeout=900)
+    assert not run.of_type("panic"), run.of_type("panic")
+    record = run.tests.get("fuzz")
+    assert record is not None and record["status"] == "pass", record
+    assert run.done_status == 0

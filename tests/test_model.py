@@ -1,0 +1,181 @@
+"""tools/model.py: the machine-repairman model, its fit and its CLI."""
+
+import json
+import sys
+from fractions import Fraction
+from math import factorial
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import model  # noqa: E402
+
+
+def exact_probabilities(n, s, a):
+    """Equations 1-2 evaluated exactly with fractions, as on paper."""
+    terms = [Fraction(s) ** k * factorial(n) / (Fraction(a) ** k * factorial(n - k))
+             for k in range(n + 1)]
+    total = sum(terms)
+    return [t / total for t in terms]
+
+
+def test_one_core_throughput_is_one_over_a_plus_s():
+    for s, a in [(358, 4000), (1, 1), (100, 7)]:
+        assert model.throughput(1, s, a) == pytest.approx(1 / (a + s), rel=1e-12)
+        assert model.per_core_throughput(1, s, a) == pytest.approx(1 / (a + s), rel=1e-12)
+
+
+def test_two_cores_worked_by_hand():
+    # s = 1, a = 2: terms 1, 2*s/a = 1, 2*s^2/a^2 = 1/2; sum 5/2.
+    p = model.state_probabilities(2, 1, 2)
+    assert p == pytest.approx([0.4, 0.4, 0.2])
+    assert model.utilisation(2, 1, 2) == pytest.approx(0.6)
+    assert model.throughput(2, 1, 2) == pytest.approx(0.6)  # (1 - p0)/s
+    assert model.per_core_throughput(2, 1, 2) == pytest.approx(0.3)
+    assert model.queue_length(2, 1, 2) == pytest.approx(0.4 * 1 + 0.2 * 2)
+
+
+@pytest.mark.parametrize("n, s, a", [(1, 3, 5), (4, 358, 2000), (14, 358, 1999), (20, 613, 500)])
+def test_probabilities_sum_to_one_and_match_the_equations(n, s, a):
+    p = model.state_probabilities(n, s, a)
+    assert p.sum() == pytest.approx(1.0, abs=1e-12)
+    assert p == pytest.approx([float(x) for x in exact_probabilities(n, s, a)], rel=1e-9)
+
+
+def test_vanishing_think_time_saturates_at_one_over_s():
+    for n in (1, 4, 64):
+        assert model.throughput(n, 358, 1e-9) == pytest.approx(1 / 358, rel=1e-6)
+
+
+def test_stable_at_64_cores():
+    # Saturated: p_0 underflows in a naive sum of n!/(n-k)! (s/a)^k terms.
+    p = model.state_probabilities(64, 358, 10)
+    assert np.all(np.isfinite(p)) and p.sum() == pytest.approx(1.0)
+    assert model.queue_length(64, 358, 10) == pytest.approx(64 - 10 / 358, rel=1e-3)
+    # Idle: 1 - p_0 is tiny and must not be lost to rounding.
+    assert model.throughput(64, 358, 1e12) == pytest.approx(64 / (1e12 + 358), rel=1e-6)
+
+
+def test_throughput_rises_but_never_passes_either_bound():
+    s, a = 358, 4000
+    x = model.curve(range(1, 65), s, a)
+    assert np.all(np.diff(x[:20]) > 0) and np.all(np.diff(x) >= 0)  # flat once saturated
+    assert np.all(x <= np.arange(1, 65) / (a + s) + 1e-15)
+    assert np.all(x <= 1 / s)
+
+
+def test_paper_scaling_claims():
+    # Section 5.1.3: "a workload ... with an average delay between system calls on each core of
+    # 4000 cycles would scale to 14 cores"; the hold time is "approximately 300 cycles within a
+    # socket, to 600 cycles distributed across sockets"; "16000 cycles is needed ... to scale
+    # across both sockets" (28 hardware threads).  The criterion is the saturation point
+    # n* = (a + s)/s, where n/(a+s) meets the lock's ceiling 1/s.
+    assert int(model.saturation_point(300, 4000)) == 14
+    assert round(model.saturation_point(600, 16000)) == 28
+    # Section 5.1.4: 4,000 cycles is "just above the scalability limit ... across a whole
+    # socket": 14 cores need a >= 13 s = 3,900 cycles.
+    assert model.saturation_point(300, 3900) == pytest.approx(14)
+    # The 5% knee rule agrees at the in-socket hold time ...
+    assert model.knee(300, 4000) == 14
+    # ... and with the fitted s = 358 the knee comes two cores earlier, at the saturation point.
+    assert model.knee(358, 4000) == int(model.saturation_point(358, 4000)) == 12
+
+
+def test_knee_is_where_the_gain_drops_below_the_fraction():
+    s, a = 358, 4000
+    k = model.knee(s, a, 0.05)
+    x = model.curve(range(1, k + 3), s, a)
+    assert x[k] - x[k - 1] < 0.05 * x[k - 1]          # n = k -> k+1 adds < 5%
+    assert x[k - 1] - x[k - 2] >= 0.05 * x[k - 2]     # n = k-1 -> k still adds >= 5%
+    assert model.knee(s, a, 0.10) < k
+
+
+def test_knee_rule_gives_up_where_linear_growth_would_meet_it():
+    # Past 1/fraction = 20 cores even perfect scaling adds less than 5% a core, so the rule
+    # cannot see a knee there, and a lock that is almost never contended has none below.
+    assert model.knee(0.1, 920) is None
+    assert model.knee_text(0.1, 920) == "no knee below 20 cores (5% rule)"
+
+
+def test_bounds_bracket_the_model_between_two_service_times():
+    cores = range(1, 29)
+    upper, lower = model.bounds(cores, 323, 613, 4000)
+    middle = model.curve(cores, 358, 4000)
+    assert np.all(lower < middle) and np.all(middle < upper)
+
+
+def test_fit_recovers_known_parameters_from_noisy_data():
+    rng = np.random.default_rng(7)
+    cores = np.arange(1, 15)
+    measured = model.curve(cores, 358, 1999) * (1 + rng.normal(0, 0.005, cores.size))
+    fit = model.fit(cores, measured)
+    assert fit.s == pytest.approx(358, rel=0.03)
+    assert fit.a == pytest.approx(1999, rel=0.03)
+    assert fit.r2 > 0.99
+    assert not fit.exact
+
+
+def test_fit_rejects_a_single_core_count():
+    with pytest.raises(ValueError, match="two or more core counts"):
+        model.fit([2, 2], [1e-3, 1e-3])
+
+
+def mcpingpong(delay, cores, per_cycle, hz, unit="cycles", lock="bkl"):
+    return {"bench": "mcpingpong", "unit": unit, "env": {"lock": lock, "hz": hz},
+            "delay": delay, "cores": cores, "total_rtt_per_s": per_cycle * hz,
+            "per_core_rtt_per_s": [per_cycle * hz / cores] * cores}
+
+
+def synthetic_run(s=358, user=150, hz=2e9, unit="cycles"):
+    records = []
+    for delay in (500, 2000, 4000):
+        for n in range(1, 15):
+            records.append(mcpingpong(delay, n, model.throughput(n, s, delay + user), hz, unit))
+    records.append(mcpingpong(2000, 4, 1.0, hz, lock="none"))  # other variants are ignored
+    return records
+
+
+def test_fit_records_converts_rates_and_predicts_other_delays():
+    fit, delay, unit, rows = model.fit_records(synthetic_run(), delay=2000)
+    assert (delay, unit) == (2000, "cycles")
+    assert fit.s == pytest.approx(358, rel=1e-4)
+    assert fit.a == pytest.approx(2150, rel=1e-4)
+    assert [d for d, _, _ in rows] == [500, 2000, 4000]
+    for d, a, r2 in rows:
+        assert a == pytest.approx(d + 150, rel=1e-3)
+        assert r2 == pytest.approx(1.0, abs=1e-6)
+
+
+def test_fit_records_hz_and_units():
+    records = synthetic_run(hz=1e9, unit="instructions")
+    for r in records:
+        del r["env"]["hz"]  # default: 1e9 units per second
+    fit, _, unit, _ = model.fit_records(records, delay=4000)
+    assert unit == "instructions" and fit.s == pytest.approx(358, rel=1e-4)
+    fit, _, _, _ = model.fit_records(records, delay=4000, hz=2e9)  # --hz overrides
+    assert fit.s == pytest.approx(2 * 358, rel=1e-4)
+    mixed = records + [mcpingpong(4000, 1, 1e-4, 1e9, unit="cycles")]
+    with pytest.raises(ValueError, match="mix units"):
+        model.fit_records(mixed)
+
+
+def test_reference_delay_prefers_most_core_counts_then_smallest():
+    points = {0: (np.array([1, 2]), None), 500: (np.array([1, 2, 4]), None),
+              4000: (np.array([1, 2, 4]), None), 8000: (np.array([1, 1]), None)}
+    assert model.reference_delay(points) == 500
+
+
+def test_cli_predict_and_fit(tmp_path, capsys):
+    assert model.main(["predict", "--s", "358", "--a", "4000", "--cores", "1,2,14"]) == 0
+    out = capsys.readouterr().out
+    assert "n* = 12.2" in out and "knee (5% rule) at 12 cores" in out
+    assert f"{1e6 / 4358:.2f}" in out  # one core: 1/(a+s) per 1e6 cycles
+    path = tmp_path / "results.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in synthetic_run()))
+    assert model.main(["fit", str(path), "--delay", "2000"]) == 0
+    out = capsys.readouterr().out
+    assert "s = 358.0 cycles, a = 2150.0 cycles, R² = 1.0000 over 14 points" in out
+    assert model.main(["fit", str(path), "--delay", "123"]) == 1
+    assert "no mcpingpong records with delay 123" in capsys.readouterr().err

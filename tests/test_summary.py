@@ -1,0 +1,78 @@
+"""tools/summary.py: overhead ratios over `none` from hand-made records."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import model  # noqa: E402
+import summary  # noqa: E402
+
+
+def pingpong(lock, call, reply_recv, unit="cycles"):
+    def stats(median):
+        return {"mean": median, "stddev": 1, "median": median, "min": median - 1, "max": median + 1}
+    return {"bench": "pingpong", "env": {"lock": lock, "cpus": 1}, "config": {"length": 0},
+            "unit": unit, "call": stats(call), "reply_recv": stats(reply_recv),
+            "round_trip": stats(call + reply_recv)}
+
+
+def mcpingpong(lock, delay, cores, rate):
+    return {"bench": "mcpingpong", "env": {"lock": lock, "cpus": cores}, "unit": "cycles",
+            "delay": delay, "cores": cores, "total_rtt_per_s": rate,
+            "per_core_rtt_per_s": [rate / cores] * cores}
+
+
+def rows_by(records):
+    return {(r.bench, r.metric, r.lock): r for r in summary.overhead_rows(records)}
+
+
+def test_ratio_of_medians_with_spread_over_boots():
+    records = [pingpong("none", 100, 80), pingpong("none", 110, 80), pingpong("none", 90, 80),
+               pingpong("bkl", 103, 82), pingpong("bkl", 99, 82),
+               pingpong("fine", 130, 100)]
+    rows = rows_by(records)
+    bkl = rows[("pingpong", "call", "bkl")]
+    assert bkl.ratio == pytest.approx(101 / 100)            # median(103, 99) / median(100, 110, 90)
+    assert (bkl.low, bkl.high) == pytest.approx((99 / 110, 103 / 90))
+    assert bkl.runs == 2 and bkl.target == 1.03
+    fine = rows[("pingpong", "round_trip", "fine")]
+    assert fine.ratio == pytest.approx(230 / 180) and fine.runs == 1
+    assert ("pingpong", "call", "none") not in rows
+
+
+def test_throughput_ratio_is_inverted_so_above_one_is_slower():
+    records = [mcpingpong("none", 4000, 2, 1000.0), mcpingpong("bkl", 4000, 2, 800.0),
+               mcpingpong("bkl", 0, 2, 500.0)]  # no `none` at delay 0: nothing to compare
+    rows = summary.overhead_rows(records)
+    assert len(rows) == 1
+    assert rows[0].ratio == pytest.approx(1.25) and rows[0].config == "delay=4000 cores=2"
+    assert rows[0].target is None
+
+
+def test_table_marks_targets_and_reference_unit():
+    table = summary.report([pingpong("none", 200, 200, "instructions"),
+                            pingpong("bkl", 210, 200, "instructions"),
+                            pingpong("fine", 230, 230, "instructions")])
+    call_lines = [line for line in table.splitlines() if " call " in line and "pingpong" in line]
+    assert "1.050" in call_lines[0] and "<= 1.03 MISSED" in call_lines[0]   # bkl
+    assert "1.150" in call_lines[1] and "<= 1.20 ok" in call_lines[1]       # fine
+    assert "reference only: ours is in instructions under TCG" in table
+    assert "bkl   call 210 (seL4 775)  reply_recv 200 (seL4 646)" in table
+    assert "queueing model (bkl): no fit: no mcpingpong records for lock bkl" in table
+    assert "no lockstats records" in table
+    cycles = summary.report([pingpong("none", 200, 200), pingpong("bkl", 201, 200)])
+    assert "reference only" not in cycles and "seL4 775" in cycles
+
+
+def test_going_further_fits_the_model_and_reads_lock_hold_times():
+    records = [mcpingpong("bkl", 2000, n, model.throughput(n, 358, 2100) * 1e9)
+               for n in range(1, 9)]
+    records += [{"lockstats": {"core": c, "acquisitions": 100, "cycles_held": held},
+                 "sweep": {"lock": "bkl", "cpus": cpus}}
+                for cpus, c, held in [(1, 0, 16400), (2, 0, 30000), (2, 1, 34000)]]
+    text = summary.report(records)
+    assert "s = 358.0 cycles, a = 2100.0 cycles, R² = 1.0000 over 8 points" in text
+    assert summary.lock_hold(records) == {("bkl", 1): (164.0, 100), ("bkl", 2): (320.0, 200)}
+    assert "bkl on 2 core(s): 320.0 per acquisition over 200 acquisitions" in text

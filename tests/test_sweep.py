@@ -1,0 +1,244 @@
+"""tools/sweep.py without QEMU: a fake runner stands in for tools/qemu_run.py."""
+
+import csv
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import records as rec  # noqa: E402
+import sweep  # noqa: E402
+
+
+def option(cmd, name):
+    return cmd[cmd.index(name) + 1]
+
+
+class FakeQemu:
+    """Answers a boot command with the records a guest would print."""
+
+    def __init__(self, fail=(), interrupt_after=None):
+        self.calls, self.fail, self.interrupt_after = [], set(fail), interrupt_after
+
+    def __call__(self, cmd, timeout):
+        if self.interrupt_after is not None and len(self.calls) == self.interrupt_after:
+            raise KeyboardInterrupt
+        self.calls.append(cmd)
+        lock, cpus = option(cmd, "--lock"), int(option(cmd, "--cpus"))
+        words = dict(w.split("=", 1) for w in option(cmd, "--cmdline").split())
+        unit = "instructions" if "--icount" in cmd else "cycles"
+        env = {"arch": option(cmd, "--arch"), "lock": lock, "cpus": cpus,
+               "accel": option(cmd, "--accel"), "icount": "--icount" in cmd}
+        lines = ["SeaBIOS", "@@ " + json.dumps({"boot": {"lock": lock, "cores": cpus,
+                                                          "accel": option(cmd, "--accel")}})]
+        cost = {"none": 400, "bkl": 410, "fine": 480, "rtm": 470}[lock]
+        if words["app"] == "pingpong":
+            lines.append("@@ " + json.dumps({
+                "bench": "pingpong", "env": env, "config": {"same_space": True}, "unit": unit,
+                **{m: {"mean": cost, "stddev": 2, "median": cost, "min": cost - 5, "max": cost + 9}
+                   for m in ("call", "reply_recv", "round_trip")}}))
+        elif words["app"] == "mcpingpong":
+            rate = 1e9 / (2 * cost + int(words["delay"]) + 100)
+            lines.append("@@ " + json.dumps({
+                "bench": "mcpingpong", "env": env, "config": {}, "unit": unit,
+                "delay": int(words["delay"]), "cores": cpus, "total_rtt_per_s": rate * cpus,
+                "per_core_rtt_per_s": [rate] * cpus}))
+        status = 1 if (lock, words["app"], cpus) in self.fail else 0
+        lines.append("@@ " + json.dumps({"done": True, "status": status}))
+        return status, "\n".join(lines) + "\n"
+
+
+class FakeMake:
+    """Answers `make ... kernel print-build-dir` with a build folder name."""
+
+    def __init__(self, fail_lock=None):
+        self.calls, self.fail_lock = [], fail_lock
+
+    def __call__(self, cmd):
+        self.calls.append(cmd)
+        variables = dict(w.split("=", 1) for w in cmd if "=" in w)
+        if variables["LOCK"] == self.fail_lock:
+            return 2, "lock/fine.c:1: error: broken\n"
+        unsafe = "-unsafe" if variables["UNSAFE"] == "1" else ""
+        return 0, f"built kernel.elf\nbuild/{variables['ARCH']}-{variables['LOCK']}{unsafe}\n"
+
+
+class FakeChooser:
+    def __init__(self, accel="tcg"):
+        self.calls, self.accel = [], accel
+
+    def __call__(self, requested, image, arch):
+        self.calls.append((requested, image, arch))
+        return (self.accel if requested == "auto" else requested), "fake"
+
+
+def run_main(tmp_path, argv, qemu, make=None, chooser=None):
+    lines = []
+    status = sweep.main(["--results", str(tmp_path), "--repo", str(tmp_path / "repo")] + argv,
+                        runner=qemu, builder=make or FakeMake(), chooser=chooser or FakeChooser(),
+                        out=lines.append)
+    return status, lines
+
+
+def test_quick_plan_expansion():
+    jobs = sweep.expand(sweep.quick_plan("x86_64"))
+    assert len(jobs) == 4 * (1 + 2 * 2)  # locks x (pingpong@1 + mcpingpong@{1,2} x {0,4000})
+    assert {j.lock for j in jobs} == {"none", "bkl", "fine", "rtm"}
+    assert {(j.bench, j.cpus, j.delay) for j in jobs if j.lock == "bkl"} == {
+        ("pingpong", 1, None), ("mcpingpong", 1, 0), ("mcpingpong", 1, 4000),
+        ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000)}
+    assert "rtm" not in {j.lock for j in sweep.expand(sweep.quick_plan("arm-imx6"))}
+    assert len({j.id for j in jobs}) == len(jobs)
+
+
+def test_job_command_line():
+    assert sweep.Job("bkl", "mcpingpong", 2, 4000, 0).cmdline("runs=4") == \
+        "app=mcpingpong delay=4000 runs=4"
+    assert sweep.Job("bkl", "pingpong", 1, None, 0).cmdline("") == "app=pingpong"
+
+
+def test_make_variables():
+    plan = sweep.quick_plan("x86_64")
+    none = sweep.make_vars(plan, "none")
+    assert none == {"ARCH": "x86_64", "LOCK": "none", "DEBUG": "0", "LOCKSTATS": "0",
+                    "UNSAFE": "1"}
+    assert sweep.make_vars(plan, "bkl")["UNSAFE"] == "0"
+    single = sweep.Plan(locks=["none"], benchmarks=["pingpong"], pingpong_cpus=[1], debug=True,
+                        lockstats=True)
+    assert sweep.make_vars(single, "none") == {"ARCH": "x86_64", "LOCK": "none", "DEBUG": "1",
+                                               "LOCKSTATS": "1", "UNSAFE": "0"}
+    wide = sweep.Plan(locks=["bkl"], benchmarks=["mcpingpong"], cpus=[1, 16])
+    assert sweep.make_vars(wide, "bkl")["NCPUS"] == "16"
+    assert sweep.build_command(Path("/r"), {"ARCH": "x86_64", "LOCK": "bkl"}) == \
+        ["make", "-s", "-C", "/r", "kernel", "ARCH=x86_64", "LOCK=bkl", "print-build-dir"]
+
+
+def test_cli_parsing():
+    args = sweep.parse_args(["--locks", "bkl,fine", "--cpus", "1,2,4", "--delays", "500",
+                             "--no-icount", "--accel", "tcg", "--args", "runs=4", "--reps", "3"])
+    plan = sweep.plan_from_args(args)
+    assert (plan.locks, plan.cpus, plan.delays, plan.icount, plan.accel, plan.args, plan.reps) == \
+        (["bkl", "fine"], [1, 2, 4], [500], False, "tcg", "runs=4", 3)
+    quick = sweep.plan_from_args(sweep.parse_args(["--quick", "--timeout", "60"]))
+    assert quick.locks == ["none", "bkl", "fine", "rtm"] and quick.timeout == 60
+    with pytest.raises(ValueError, match="rtm exists only on x86_64"):
+        sweep.plan_from_args(sweep.parse_args(["--arch", "arm-imx6", "--locks", "rtm"]))
+    with pytest.raises(ValueError, match="unknown lock"):
+        sweep.plan_from_args(sweep.parse_args(["--locks", "mutex"]))
+    with pytest.raises(SystemExit):
+        sweep.parse_args(["--resume", "x", "--quick"])
+
+
+def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
+    qemu, make, chooser = FakeQemu(), FakeMake(), FakeChooser("tcg")
+    status, lines = run_main(tmp_path, ["--quick", "--run", "r1"], qemu, make, chooser)
+    assert status == 0
+    assert [c[5:7] for c in make.calls] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
+                                            ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"]]
+    assert "UNSAFE=1" in make.calls[0] and "UNSAFE=0" in make.calls[1]
+    image = tmp_path / "repo/build/x86_64-none-unsafe/kernel.elf"
+    assert chooser.calls == [("auto", image, "x86_64")]
+    boots = qemu.calls
+    assert len(boots) == 20
+    assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
+    assert all(("--unsafe" in c) == (option(c, "--lock") == "none") for c in boots)
+    assert option(boots[0], "--image") == str(image)
+    assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
+    assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
+    assert "[3/20] none cpus=1 delay=4000 mcpingpong ... ok" in "\n".join(lines)
+
+    run = tmp_path / "r1"
+    records = rec.load(run)
+    assert len(rec.of_type(records, "bench")) == 20 and len(rec.of_type(records, "done")) == 20
+    meta = rec.benches(records, "mcpingpong")[-1][rec.META_KEY]
+    assert meta["job"] == "rtm/mcpingpong/cpus=2/delay=4000/rep=0"
+    assert (meta["accel"], meta["icount"], meta["unsafe"], meta["make"]["LOCK"]) == \
+        ("tcg", True, False, "rtm")
+    with open(run / "results.csv") as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 20
+    assert rows[0]["sweep.lock"] == "none" and rows[0]["call.median"] == "400"
+    assert json.loads(rows[-1]["per_core_rtt_per_s"]) == pytest.approx([1e9 / (2 * 470 + 4000 + 100)] * 2)
+    report = "\n".join(lines)
+    assert "== overhead over 'none'" in report and "queueing model (bkl" in report
+    assert (run / "plots" / "ipc_cost.png").stat().st_size > 0
+
+
+def test_interrupted_sweep_resumes_without_repeating(tmp_path):
+    args = ["--locks", "bkl,fine", "--benchmarks", "mcpingpong", "--cpus", "1,2",
+            "--delays", "0", "--accel", "tcg", "--run", "r2", "--no-report"]
+    status, lines = run_main(tmp_path, args, FakeQemu(interrupt_after=3))
+    assert status == 130 and "--resume r2" in lines[-1]
+    state = json.loads((tmp_path / "r2" / "state.json").read_text())
+    assert len(state["completed"]) == 3 and state["accel"] == "tcg" and state["icount"] is True
+    # A boot whose records were written but not yet marked complete:
+    sweep.append_records(tmp_path / "r2" / "results.jsonl", [{"boot": {}}],
+                         {"job": "fine/mcpingpong/cpus=2/delay=0/rep=0"})
+
+    qemu, chooser = FakeQemu(), FakeChooser()
+    status, lines = run_main(tmp_path, ["--resume", "r2", "--no-report"], qemu, chooser=chooser)
+    assert status == 0
+    assert len(qemu.calls) == 1
+    assert chooser.calls == []  # the accelerator is in the state file
+    assert sum("done earlier, skipped" in line for line in lines) == 3
+    records = rec.load(tmp_path / "r2")
+    jobs = [r[rec.META_KEY]["job"] for r in rec.of_type(records, "bench")]
+    assert len(jobs) == len(set(jobs)) == 4
+    assert len(rec.of_type(records, "boot")) == 4  # the stray record was dropped
+
+    status, lines = run_main(tmp_path, ["--run", "r2"], FakeQemu())
+    assert status == 2 and "--resume r2" in lines[-1]
+
+
+def test_failed_boots_are_reported_and_retried_on_resume(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "pingpong,mcpingpong", "--cpus", "2",
+            "--delays", "0", "--accel", "tcg", "--run", "r3", "--no-report"]
+    status, lines = run_main(tmp_path, args, FakeQemu(fail={("bkl", "mcpingpong", 2)}))
+    assert status == 1
+    assert any("bkl cpus=2 delay=0 mcpingpong ... FAIL exit 1" in line for line in lines)
+    assert len(rec.of_type(rec.load(tmp_path / "r3"), "bench")) == 1
+    qemu = FakeQemu()
+    assert run_main(tmp_path, ["--resume", "r3", "--no-report"], qemu)[0] == 0
+    assert len(qemu.calls) == 1
+
+
+def test_build_failure_skips_that_variant_only(tmp_path):
+    args = ["--locks", "fine,bkl", "--benchmarks", "pingpong", "--accel", "tcg", "--run", "r4",
+            "--no-report"]
+    qemu = FakeQemu()
+    status, lines = run_main(tmp_path, args, qemu, FakeMake(fail_lock="fine"))
+    assert status == 1 and "build of fine FAILED (make exit 2)" in lines
+    assert "lock/fine.c:1: error: broken" in lines
+    assert [option(c, "--lock") for c in qemu.calls] == ["bkl"]
+
+
+def test_kvm_runs_without_icount_and_icount_on_kvm_is_refused(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "pingpong", "--no-report"]
+    qemu = FakeQemu()
+    status, lines = run_main(tmp_path, args + ["--run", "k1"], qemu, chooser=FakeChooser("kvm"))
+    assert status == 0 and "--icount" not in qemu.calls[0]
+    assert "accelerator kvm: figures are in cycles" in lines
+    status, lines = run_main(tmp_path, args + ["--run", "k2", "--icount"], FakeQemu(),
+                             chooser=FakeChooser("kvm"))
+    assert status == 1 and "-icount needs TCG" in lines[-1]
+
+
+def test_check_boot():
+    ok = [{"bench": "pingpong"}, {"done": True, "status": 0}]
+    assert sweep.check_boot(0, ok, "pingpong") is None
+    assert sweep.check_boot(None, ok, "pingpong") == "timeout"
+    assert sweep.check_boot(3, ok, "pingpong") == "exit 3 (no done record)"
+    assert sweep.check_boot(7, ok, "pingpong") == "exit 7"
+    assert sweep.check_boot(0, ok[:1], "pingpong") == "no done record"
+    assert sweep.check_boot(0, [{"done": True, "status": 4}], None) == "done status 4"
+    assert sweep.check_boot(0, ok, "mcpingpong") == "no mcpingpong record"
+
+
+def test_subprocess_runner_keeps_console_and_status():
+    script = "print('text'); print('@@ {\"done\": true, \"status\": 0}'); raise SystemExit(3)"
+    status, text = sweep.subprocess_runner([sys.executable, "-c", script], 30)
+    assert status == 3 and rec.done_status(rec.parse_text(text)) == 0
+    status, _ = sweep.subprocess_runner([sys.executable, "-c", "import time; time.sleep(5)"], 0.5)
+    assert status is None
