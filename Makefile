@@ -65,7 +65,7 @@ COMMON   := -std=c11 -ffreestanding -fno-builtin -fno-common -fno-stack-protecto
 
 # ---- the kernel
 KERNEL_INC := -Ikernel -Iarch/$(ARCH)/include -Ilock -Ilock/variant/$(LOCK) -Ilock/$(LOCK_ARCH)
-LOCK_SRC   := lock/$(LOCK).c $(wildcard lock/clh.c lock/brlock.c)
+LOCK_SRC   := lock/$(LOCK).c lock/clh.c lock/brlock.c lock/lockstats.c
 KERNEL_SRC := $(wildcard kernel/*.c kernel/*.S) $(ARCH_KERNEL_SRC) $(LOCK_SRC)
 KERNEL_OBJ := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRC))
 

@@ -75,8 +75,22 @@ unsigned lock_env_core_id(void);
 uint64_t lock_env_cycles(void);
 
 /*
+ * Also provided by the environment:
+ *   lock_panic     stop the kernel with msg; does not return.  Called on
+ *                  broken lock invariants (DEBUG lock-order violations, a
+ *                  core count above LOCK_MAX_CORES, too many object locks).
+ *   lock_rtm_probe whether XBEGIN/XEND really work on this CPU.  The arch
+ *                  layer runs XBEGIN/XABORT under a #GP/#UD fixup (CPUID
+ *                  alone lies inside KVM guests).  Called once, by
+ *                  kernel_lock_init() of the `rtm` variant only.
+ */
+_Noreturn void lock_panic(const char *msg);
+bool lock_rtm_probe(void);
+
+/*
  * Per-object locks.  Embedded in TCBs, endpoints, notifications and
- * scheduler queues.  Under `fine` a ticket lock; an empty struct elsewhere.
+ * scheduler queues.  Under `fine` a ticket lock; elsewhere a one-byte
+ * placeholder (C11 has no empty structs) that no code touches.
  */
 struct object_lock;
 
@@ -87,19 +101,27 @@ void object_lock_init(struct object_lock *lock);
  * (duplicates and NULLs ignored).  Callers identify every object first,
  * then lock them all in one call, so no cycle of waiters can form.  DEBUG
  * builds panic if a core takes an object lock while already holding one at a
- * higher address.
+ * higher or equal address.  Release every object lock before
+ * kernel_lock_release() or kernel_lock_upgrade().
  */
 #define OBJECT_LOCKS_MAX 4
 void object_locks_acquire(struct object_lock *const *locks, unsigned n);
 void object_locks_release(struct object_lock *const *locks, unsigned n);
 
-/* True when the variant really locks (for asserts and the boot record). */
+/* The variant's name ("none", "bkl", "rtm", "fine"), for the boot record. */
 extern const char *const lock_variant_name;
 
 /* Whether `rtm` found working RTM at boot; false for every other variant. */
 bool lock_rtm_active(void);
 
-/* Statistics (LOCKSTATS=1); all zero otherwise.  Filled per core. */
+/*
+ * Statistics (LOCKSTATS=1); all zero otherwise.  Filled per core, each core
+ * writing only its own cache-line-aligned slot; lock_stats_read() of another
+ * core's slot is a snapshot.  acquisitions/contended/cycles_* describe the
+ * kernel lock (the BKL, the elided lock, or the big-reader lock side);
+ * barriers counts every barrier instruction of the lock layer, object
+ * locks included.  docs/locking.md explains each field.
+ */
 struct lock_stats {
     uint64_t acquisitions;
     uint64_t contended;

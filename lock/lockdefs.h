@@ -20,11 +20,15 @@
 
 /*
  * The largest core count the per-core arrays of the kernel glue are sized
- * for.  The Makefile may pass -DLOCK_MAX_CORES=$(NCPUS_MAX);
- * kernel_lock_init() panics when asked for more.
+ * for: the kernel's NCPUS (passed by the top-level Makefile), else 8, unless
+ * -DLOCK_MAX_CORES says otherwise.  kernel_lock_init() panics above it.
  */
 #ifndef LOCK_MAX_CORES
+#ifdef NCPUS
+#define LOCK_MAX_CORES NCPUS
+#else
 #define LOCK_MAX_CORES 8
+#endif
 #endif
 _Static_assert(LOCK_MAX_CORES >= 1 && LOCK_MAX_CORES <= 1024,
                "LOCK_MAX_CORES out of the range the lock layer is sized for");

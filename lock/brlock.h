@@ -1,0 +1,62 @@
+/*
+ * Big-reader lock: the kernel lock of the `fine` variant.  Algorithm notes
+ * are in brlock.c.
+ */
+#ifndef LOCK_BRLOCK_H
+#define LOCK_BRLOCK_H
+
+#include "lockdefs.h"
+#include "barrier_cost.h"
+#include "ticket.h"
+
+/* One core's reader flag, alone on its line: only that core writes it. */
+struct brlock_reader {
+    _Alignas(LOCK_CACHE_LINE) uint32_t active;  /* 1 while the core is, or is trying to be, a reader */
+};
+
+struct brlock {
+    _Alignas(LOCK_CACHE_LINE) struct ticket_lock wlock;  /* serialises writers; readers never touch it */
+    _Alignas(LOCK_CACHE_LINE) uint32_t writer;  /* 1 from a writer's announcement to its release */
+    struct brlock_reader *readers;              /* read-only after brlock_init() */
+    unsigned ncores;
+};
+
+_Static_assert(sizeof(struct brlock_reader) == LOCK_CACHE_LINE, "one reader flag per line");
+_Static_assert(_Alignof(struct brlock) == LOCK_CACHE_LINE, "brlock words on their own lines");
+
+/*
+ * Barrier instructions, for LOCKSTATS.  A read attempt that finds a writer
+ * costs BRLOCK_READ_ATTEMPT + BRLOCK_READ_BACKOFF and is retried.  The
+ * write side polls each reader flag; a flag that a racing reader raises
+ * again costs one more acquire load, which is not counted.
+ */
+#define BRLOCK_READ_ATTEMPT_BARRIERS (LOCK_ARCH_BARRIERS_FENCE_SEQ_CST + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE)
+#define BRLOCK_READ_BACKOFF_BARRIERS LOCK_ARCH_BARRIERS_STORE_RELEASE
+#define BRLOCK_READ_UNLOCK_BARRIERS  LOCK_ARCH_BARRIERS_STORE_RELEASE
+#define BRLOCK_WRITE_LOCK_BARRIERS(ncores) \
+    (TICKET_ACQUIRE_BARRIERS + LOCK_ARCH_BARRIERS_FENCE_SEQ_CST + (ncores) * LOCK_ARCH_BARRIERS_LOAD_ACQUIRE)
+#define BRLOCK_WRITE_UNLOCK_BARRIERS (LOCK_ARCH_BARRIERS_STORE_RELEASE + TICKET_RELEASE_BARRIERS)
+
+/* Before any core uses the lock; readers[] has ncores entries. */
+void brlock_init(struct brlock *b, struct brlock_reader *readers, unsigned ncores);
+
+/*
+ * Enter as a reader on `core`, calling hook() while a writer is in.
+ * Returns the number of attempts: 1 when no writer was in the way.
+ */
+unsigned brlock_read_lock(struct brlock *b, unsigned core, lock_wait_fn hook);
+
+/* Caller (`core`) must hold the read side. */
+void brlock_read_unlock(struct brlock *b, unsigned core);
+
+/*
+ * Enter as the only writer, excluding all readers, calling hook() while
+ * waiting.  Returns whether it had to wait.  The caller must not hold the
+ * read side (it would wait for itself).
+ */
+bool brlock_write_lock(struct brlock *b, lock_wait_fn hook);
+
+/* Caller must hold the write side. */
+void brlock_write_unlock(struct brlock *b);
+
+#endif

@@ -1,0 +1,115 @@
+/*
+ * Variant `rtm` (x86_64 only): the big kernel lock of `bkl`, elided with
+ * Intel RTM (000 §3.4, 002 §3.3; lock/rtm.h has the algorithm).  Almost
+ * the whole kernel runs as one hardware transaction per entry; the CLH
+ * lock is the fallback.  Everything that aborts transactions (CR3 loads,
+ * IPIs, interrupt mask/ack) is deferred until after kernel_lock_release(),
+ * see docs/locking.md.
+ *
+ * kernel_lock_init() probes RTM through the arch layer.  Where it does not
+ * work (no TSX, or a KVM guest whose XBEGIN faults) the variant runs the
+ * plain `bkl` path, and lock_rtm_active() says so for the boot record.
+ */
+#include "lock.h"
+#include "clh.h"
+#include "rtm.h"
+#include "lockstats.h"
+
+const char *const lock_variant_name = "rtm";
+
+static struct clh_lock bkl;
+static struct clh_core bkl_cores[CLH_CORES_STORAGE(LOCK_MAX_CORES)];
+static struct rtm_core rtm_cores[LOCK_MAX_CORES];
+
+/* Written once on the boot core before other cores run; read-only after. */
+static bool rtm_on;
+
+void kernel_lock_init(unsigned ncores)
+{
+    if (ncores == 0 || ncores > LOCK_MAX_CORES) {
+        lock_panic("kernel_lock_init: core count outside 1..LOCK_MAX_CORES");
+    }
+    clh_init(&bkl, bkl_cores, ncores);
+    for (unsigned i = 0; i < ncores; i++) {
+        rtm_cores[i].skip = 0;
+    }
+    rtm_on = lock_rtm_probe();
+}
+
+void kernel_lock_acquire(enum kernel_entry_kind kind)
+{
+    unsigned core = lock_env_core_id();
+    uint64_t t0 = lockstats_now();
+
+    (void)kind;
+    if (!rtm_on) {
+        bool waited = clh_acquire(&bkl, core, kernel_lock_wait_hook);
+        lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
+        return;
+    }
+    /*
+     * Inside a transaction the statistics below are transactional too: an
+     * aborted attempt leaves no acquisition behind, while the abort
+     * counters, written after the abort, persist.
+     */
+    if (rtm_elide_acquire(&bkl, &rtm_cores[core], core, kernel_lock_wait_hook, lockstats_of(core))) {
+        lockstats_acquired(core, t0, false, RTM_BEGIN_BARRIERS);
+    } else {
+        lockstats_acquired(core, t0, false, CLH_ACQUIRE_BARRIERS);
+    }
+}
+
+bool kernel_lock_upgrade(void)
+{
+    return false;
+}
+
+void kernel_lock_release(void)
+{
+    unsigned core = lock_env_core_id();
+
+    if (!rtm_on) {
+        lockstats_released(core, CLH_RELEASE_BARRIERS);
+        clh_release(&bkl, core);
+        return;
+    }
+    /* Measured before XEND, so the hold time of a committed section is
+     * counted inside it and commits with it. */
+    lockstats_released(core, rtm_test() ? RTM_COMMIT_BARRIERS : CLH_RELEASE_BARRIERS);
+    if (rtm_elide_release(&bkl, core)) {
+        struct lock_stats *st = lockstats_of(core);
+        if (st != NULL) {
+            st->rtm_commits++;
+        }
+    }
+}
+
+void kernel_lock_require_exclusive(void)
+{
+    /* Without RTM, XTEST itself would raise #UD. */
+    if (rtm_on && rtm_test()) {
+        rtm_abort(LOCK_ABORT_NEEDS_LOCK);
+    }
+}
+
+void object_lock_init(struct object_lock *lock)
+{
+    (void)lock;
+}
+
+void object_locks_acquire(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
+
+void object_locks_release(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
+
+bool lock_rtm_active(void)
+{
+    return rtm_on;
+}

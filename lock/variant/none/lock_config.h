@@ -1,0 +1,15 @@
+/*
+ * Variant `none`: per-object locks do nothing, so struct object_lock holds
+ * only a placeholder byte (C11 forbids empty structs).  Included by
+ * lock/lock.h via -Ilock/variant/none.
+ */
+#ifndef LOCK_CONFIG_H
+#define LOCK_CONFIG_H
+
+#define LOCK_VARIANT_NONE 1
+
+struct object_lock {
+    char unused;
+};
+
+#endif
