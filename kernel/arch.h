@@ -117,8 +117,28 @@ void arch_context_write_all(struct arch_context *ctx, const word_t *regs);
 
 /* ---- Interrupts and cross-core signalling. */
 
-/* Send the reschedule/request IPI to a core.  Runs outside the lock (deferred hardware work). */
+/*
+ * handle_interrupt(irq) is called with a device IRQ (< arch_irq_count()),
+ * arch_timer_irq() or arch_ipi_irq().  The port acknowledges the timer and
+ * the IPI itself (they are per-core) before calling; device IRQs are masked
+ * and acknowledged by the generic kernel through the deferred work.
+ */
+unsigned arch_ipi_irq(void);
+
+/*
+ * Send the reschedule/request IPI to a core.  Normally deferred until after
+ * the lock is released; a core holding the lock exclusively may also send
+ * one at once when it must wait for the target's acknowledgement.
+ */
 void arch_send_ipi(unsigned core);
+
+/*
+ * The boot IPI round: each core has sent an IPI to every other and each
+ * was received.  Generic code prints the result in the boot record
+ * ("ipi_round": "ok" or "failed").  Called on the boot core after
+ * arch_start_secondary_cores().
+ */
+bool arch_ipi_round_ok(void);
 
 /* Is a device interrupt pending on this core?  (Preemption points poll this.) */
 bool arch_interrupt_pending(void);
@@ -157,6 +177,15 @@ unsigned arch_pt_missing_level(void *root, word_t vaddr, bool large);
 /* Install a zeroed page table at the missing level found above. */
 void arch_pt_install(void *root, word_t vaddr, unsigned level, word_t table_paddr);
 
+/*
+ * The physical address of the page table at `level` (as numbered by
+ * arch_pt_missing_level and arch_pt_install: 1 is the one the root points
+ * to) on the way to vaddr, or 0 when there is none.
+ * Generic code checks it before arch_pt_remove(), so a stale page-table cap
+ * never removes a newer table installed at the same place.
+ */
+word_t arch_pt_lookup(void *root, word_t vaddr, unsigned level);
+
 /* Remove the table installed at (vaddr, level) and flush; its entries are dropped with it. */
 void arch_pt_remove(void *root, word_t vaddr, unsigned level);
 
@@ -178,6 +207,12 @@ void arch_tlb_flush_local(unsigned asid, word_t vaddr, bool whole_space);
 
 /* Make a freshly retyped VSpace root share the kernel's mappings. */
 void arch_vspace_init_root(void *root);
+
+/* The cycle counter's frequency in Hz (0: unknown), for the boot information. */
+word_t arch_cycle_hz(void);
+
+/* A device timer IRQ that user level may take (IRQ tests), or ~0u when there is none. */
+unsigned arch_user_timer_irq(void);
 
 /* ---- RTM (x86_64; other ports return false). */
 bool lock_rtm_probe(void);

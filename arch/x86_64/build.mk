@@ -6,7 +6,7 @@ ARCH_LIBGCC :=
 ARCH_KCFLAGS  := -m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
                  -fno-asynchronous-unwind-tables -fno-omit-frame-pointer
 ARCH_KASFLAGS := -m64 -D__ASSEMBLY__
-ARCH_KLDFLAGS := -m64 -no-pie -Wl,-n -Wl,--build-id=none -Wl,-z,max-page-size=0x1000
+ARCH_KLDFLAGS := -m64 -no-pie -Wl,-n -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
 ARCH_KERNEL_SRC := $(wildcard arch/x86_64/*.c arch/x86_64/*.S)
 
 ARCH_UCFLAGS  := -m64 -mgeneral-regs-only -fno-pic -fno-pie -fno-asynchronous-unwind-tables

@@ -33,7 +33,8 @@ static inline void arch_mb(void)
 }
 
 /*
- * The register set of TCB Read/Write/CopyRegisters, in docs/abi.md order.
+ * The register set of TCB Read/Write/CopyRegisters, in the order docs/x86_64.md
+ * gives: rip, rsp, rflags, rax, rbx, rcx, rdx, rsi, rdi, rbp, r8 .. r15.
  * Only the indices user code needs are named.
  */
 #define ARCH_USER_REGS  18
@@ -52,6 +53,9 @@ static inline void arch_mb(void)
 #define ARCH_REG_R13    15
 #define ARCH_REG_R14    16
 #define ARCH_REG_R15    17
+
+/* The flags a fresh thread gets: interrupts on (bit 9) and the reserved bit 1. */
+#define ARCH_INITIAL_FLAGS 0x202
 
 /*
  * Registers that carry the start arguments of a new thread into

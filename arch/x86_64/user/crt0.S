@@ -46,3 +46,5 @@ _thread_start:
     .global root_stack
 root_stack:
     .skip STACK_SIZE
+
+    .section .note.GNU-stack, "", @progbits

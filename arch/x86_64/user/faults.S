@@ -72,3 +72,5 @@ arch_fault_syscall_resume:
     mov $SKIPPED, %eax
     pop %r15
     ret
+
+    .section .note.GNU-stack, "", @progbits

@@ -1,0 +1,69 @@
+/*
+ * Machine constants and the few hooks that must be inline (kernel/arch.h),
+ * for the i.MX6 Quad's Cortex-A9 MPCore.
+ */
+#ifndef ARCH_MACHINE_H
+#define ARCH_MACHINE_H
+
+#include <stdint.h>
+#include <abi/types.h>
+#include <arch/memlayout.h>
+
+#define PAGE_BITS           12      /* small page */
+#define LARGE_PAGE_BITS     20      /* section */
+#define CACHE_LINE_SIZE     32      /* Cortex-A9 L1 and the L2C-310 */
+#define ARCH_MSG_REGISTERS  4       /* MR0..MR3 in r2..r5 (docs/arm-imx6.md) */
+#define USER_TOP            0x80000000UL
+#define ARCH_ASID_BITS      8       /* CONTEXTIDR.ASID */
+
+/*
+ * A thread's saved user registers, in the order TCB Read/WriteRegisters
+ * use (docs/arm-imx6.md): r0..r12, sp, lr, pc, cpsr.  The entry code in
+ * vectors.S stores straight into it: SRS writes pc and cpsr at the end,
+ * then STM^ writes r0..r14 of the user bank below them, so the field order
+ * and the absence of padding are part of the entry code.
+ */
+struct arch_context {
+    word_t r[13];
+    word_t sp;
+    word_t lr;
+    word_t pc;
+    word_t cpsr;
+};
+
+#define ARCH_USER_REGS 17
+#define CTX_SIZE       (ARCH_USER_REGS * 4)
+_Static_assert(sizeof(struct arch_context) == CTX_SIZE, "vectors.S stores the context as 17 words");
+
+/* MPIDR.Aff0 is the core's number within the A9 cluster (0..3); core 0 boots. */
+static inline unsigned arch_core_id(void)
+{
+    uint32_t mpidr;
+    __asm__("mrc p15, 0, %0, c0, c0, 5" : "=r"(mpidr));
+    return mpidr & 3;
+}
+
+/*
+ * The MPCore global timer: one 64-bit counter shared by all cores, clocked
+ * by PERIPHCLK (half the core clock on the board).  QEMU's A9 has no PMU
+ * cycle counter, so this is the cycle counter; under -icount it advances
+ * with executed instructions (QEMU: one tick per 10 ns of virtual time,
+ * i.e. per 10 instructions at shift=0).  The low word suffices for the
+ * intervals the kernel measures; callers subtract modulo 2^32.
+ */
+static inline word_t arch_cycles(void)
+{
+    return *(volatile uint32_t *)DEVICE_VA(MPCORE_PBASE + GTIMER_OFFSET);
+}
+
+static inline void *arch_phys_to_virt(word_t paddr)
+{
+    return (void *)(paddr + PHYS_OFFSET);
+}
+
+static inline word_t arch_virt_to_phys(const void *vaddr)
+{
+    return (word_t)vaddr - PHYS_OFFSET;
+}
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * Architecture-specific helpers for user code (arm-imx6), the same set as
+ * arch/x86_64/user/arch_user.h: the cycle counter, a spin-wait hint, a
+ * barrier, the register set of TCB Read/WriteRegisters, and the
+ * instructions the test suite uses to raise each kind of fault.
+ */
+#ifndef ARCH_USER_H
+#define ARCH_USER_H
+
+#include <abi/types.h>
+
+#define ARCH_NAME_USER "arm-imx6"
+
+/*
+ * The cycle counter: the MPCore global timer, the counter the kernel uses
+ * too.  User code reads it through the page of the A9's private region
+ * that cycles.c maps read-only (from the device untyped the kernel hands
+ * out for it, docs/arm-imx6.md) before root_entry runs.  Until then, or if
+ * that failed, a count of calls stands in, so timeout loops still end.
+ */
+extern volatile const uint32_t *arm_global_timer;
+uint64_t arm_cycles_fallback(void);
+
+static inline uint64_t arch_cycles(void)
+{
+    volatile const uint32_t *gt = arm_global_timer;
+    if (!gt)
+        return arm_cycles_fallback();
+    uint32_t hi, lo;
+    do {
+        hi = gt[1];
+        lo = gt[0];
+    } while (gt[1] != hi);      /* the low word carried between the two reads */
+    return (uint64_t)hi << 32 | lo;
+}
+
+/* Spin-wait hint. */
+static inline void arch_relax(void)
+{
+    __asm__ volatile("yield" ::: "memory");
+}
+
+/* A full memory barrier for flags shared between threads on different cores. */
+static inline void arch_mb(void)
+{
+    __asm__ volatile("dmb ish" ::: "memory");
+}
+
+/* The register set of TCB Read/Write/CopyRegisters: r0..r12, sp, lr, pc, cpsr. */
+#define ARCH_USER_REGS  17
+#define ARCH_REG_R0     0
+#define ARCH_REG_R6     6
+#define ARCH_REG_R8     8
+#define ARCH_REG_R9     9
+#define ARCH_REG_R10    10
+#define ARCH_REG_R11    11
+#define ARCH_REG_SP     13
+#define ARCH_REG_LR     14
+#define ARCH_REG_IP     15
+#define ARCH_REG_FLAGS  16
+
+/* The first argument register.  ARCH_REG_RDI is the x86 name generic tests still use. */
+#define ARCH_REG_ARG0   ARCH_REG_R0
+#define ARCH_REG_RDI    ARCH_REG_ARG0
+
+/* User mode, ARM state; the kernel keeps only the condition flags of what is written. */
+#define ARCH_INITIAL_FLAGS 0x10
+
+/* Start arguments of a new thread for _thread_start (crt0.S): registers no ABI role uses. */
+#define ARCH_REG_START_FN     ARCH_REG_R8
+#define ARCH_REG_START_ARG    ARCH_REG_R9
+#define ARCH_REG_START_IPCBUF ARCH_REG_R10
+#define ARCH_REG_START_SELF   ARCH_REG_R11
+
+/* A value user code may leave in a general register and read back (TCB register tests). */
+#define ARCH_REG_SCRATCH      ARCH_REG_R6
+
+/*
+ * Exception numbers in FAULT_USER_EXCEPTION messages (MR2): the vector
+ * offset / 4 (kernel: arch/arm-imx6/include/arch/exception.h).
+ *   ILLEGAL  undefined instruction (UDF)
+ *   GENERAL  a data abort that is not a VM fault: an LDM from an unaligned
+ *            address, which always takes an alignment fault
+ *   DIVIDE   the A9 has no divide instruction and ARM has no divide-by-zero
+ *            trap; UDIV is undefined on the A9, so "the divide faults" is an
+ *            undefined-instruction exception here
+ */
+#define ARCH_EXC_ILLEGAL  1
+#define ARCH_EXC_GENERAL  4
+#define ARCH_EXC_DIVIDE   1
+
+/* Fault triggers (faults.S), as on x86_64. */
+#define ARCH_FAULT_SKIPPED 0x5a5a
+word_t arch_fault_illegal(void);
+word_t arch_fault_general(void);
+word_t arch_fault_divide(void);
+word_t arch_fault_read(word_t addr);
+word_t arch_fault_write(word_t addr);
+word_t arch_fault_syscall(word_t sysno);
+extern const char arch_fault_illegal_at[], arch_fault_illegal_resume[];
+extern const char arch_fault_general_at[], arch_fault_general_resume[];
+extern const char arch_fault_divide_at[], arch_fault_divide_resume[];
+extern const char arch_fault_read_at[], arch_fault_read_resume[];
+extern const char arch_fault_write_at[], arch_fault_write_resume[];
+extern const char arch_fault_syscall_at[], arch_fault_syscall_resume[];
+
+/* The entry point of new threads (crt0.S); see thread.c. */
+void _thread_start(void);
+
+#endif

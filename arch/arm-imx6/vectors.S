@@ -1,0 +1,146 @@
+/*
+ * Exception vectors, kernel entry and exit (arm-imx6).
+ *
+ * The kernel runs in SVC mode on one kernel stack per core, with IRQs off.
+ * While a thread runs, SVC mode's banked sp points just past the thread's
+ * struct arch_context (arch_restore_context leaves it there), so an entry
+ * saves the user registers straight into the TCB:
+ *   SRSDB sp!, #SVC  stores the return address and the SPSR as ctx->pc and
+ *                    ctx->cpsr, through SVC mode's sp from whatever mode the
+ *                    exception entered (IRQ, ABT, UND: no stack of their own
+ *                    is needed for user entries);
+ *   STMIA sp, {r0-r14}^  stores the user bank's r0..r14 below them.
+ * Then sp becomes the kernel stack top kept in TPIDRPRW (boot.S), and the
+ * generic handler is called; it never returns, but ends in
+ * arch_return_to_user() (context.c), which comes back here.
+ *
+ * The idle thread runs in System mode, which shares the user bank, so an
+ * interrupt that wakes it is saved like any user entry.  Aborts and
+ * undefined instructions taken in the kernel (SVC mode, or System mode in
+ * the idle loop) are bugs: they are saved on the mode's own small stack
+ * and reported by arch_kernel_exception() (fault.c), which panics unless
+ * the faulting instruction has a fixup (the semihosting and L2C probes).
+ */
+#include <arch/memlayout.h>
+#include <arch/exception.h>
+
+    .syntax unified
+    .arm
+
+    .section .text.vectors, "ax"
+    .balign 32
+    .global vectors
+vectors:
+    b reset_entry
+    b undef_entry
+    b svc_entry
+    b pabt_entry
+    b dabt_entry
+    b reset_entry           @ not used by ARMv7
+    b irq_entry
+    b fiq_entry
+
+/* Save the user registers (SRS already done, SVC mode) and switch to the kernel stack. */
+.macro save_user_rest
+    sub sp, sp, #(15 * 4)
+    stmia sp, {r0-r14}^
+    mrc p15, 0, r8, c13, c0, 4          @ TPIDRPRW: this core's kernel stack top
+    mov sp, r8
+    mov fp, #0
+.endm
+
+/*
+ * System call: r7 holds the number (docs/arm-imx6.md).  lr_svc is the
+ * instruction after the SVC, which is where the thread resumes.
+ */
+svc_entry:
+    srsdb sp!, #MODE_SVC
+    save_user_rest
+    mov r0, r7
+    bl handle_syscall
+
+/* Interrupt: lr_irq is the interrupted instruction + 4. */
+irq_entry:
+    sub lr, lr, #4
+    srsdb sp!, #MODE_SVC
+    cps #MODE_SVC
+    save_user_rest
+    bl arch_handle_irq
+
+/*
+ * Aborts and undefined instructions.  The SPSR says where they came from:
+ * mode bits 0..3 are 0 only for User mode.  r0 is borrowed through a word
+ * below the mode's own stack, and the flags survive the LDR.
+ */
+.macro exception_entry adjust, mode, kind
+    sub lr, lr, #\adjust
+    str r0, [sp, #-4]
+    mrs r0, spsr
+    tst r0, #0xf
+    ldr r0, [sp, #-4]
+    bne 1f
+    srsdb sp!, #MODE_SVC
+    cps #MODE_SVC
+    save_user_rest
+    mov r0, #\kind
+    bl arch_user_exception
+1:  srsdb sp!, #\mode
+    push {r0-r12}
+    mov r0, sp
+    mov r1, #\kind
+    cps #MODE_SVC
+    mov r2, sp
+    mov r3, lr
+    cps #\mode
+    bl arch_kernel_exception
+    /* Returns only after moving the frame's pc to a fixup. */
+    pop {r0-r12}
+    rfeia sp!
+.endm
+
+/* Undefined instruction: lr_und = the instruction + 4 (ARM state). */
+undef_entry:
+    exception_entry 4, MODE_UND, EXC_UNDEFINED
+
+/* Prefetch abort: lr_abt = the instruction + 4. */
+pabt_entry:
+    exception_entry 4, MODE_ABT, EXC_PREFETCH_ABORT
+
+/* Data abort: lr_abt = the instruction + 8. */
+dabt_entry:
+    exception_entry 8, MODE_ABT, EXC_DATA_ABORT
+
+/* Reset is never routed here (the boot ROM owns it); FIQs are never unmasked. */
+reset_entry:
+fiq_entry:
+    cpsid aif
+    mov r0, #0
+    mov r1, #EXC_UNEXPECTED
+    b arch_unexpected_exception
+
+/*
+ * Leave the kernel to the context at r0: restore r0..r14 of the user
+ * bank, then RFE loads pc and cpsr.  SVC mode's sp ends just past the
+ * context, ready for the next entry.  CLREX drops this core's exclusive
+ * reservation, so a LDREX of one thread never pairs with a STREX of another.
+ */
+    .text
+    .global arch_restore_context
+arch_restore_context:
+    clrex
+    mov sp, r0
+    ldmia sp, {r0-r14}^
+    add sp, sp, #(15 * 4)
+    rfeia sp!
+
+/*
+ * The idle loop, entered through arch_restore_context in System mode with
+ * IRQs on.  It touches no memory, so it needs no stack and its context
+ * can be discarded whenever an interrupt takes it away.  DSB first: WFI
+ * must not wait with stores of the kernel still buffered.
+ */
+    .global arch_idle_loop
+arch_idle_loop:
+    dsb
+    wfi
+    b arch_idle_loop

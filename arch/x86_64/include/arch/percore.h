@@ -1,0 +1,75 @@
+/*
+ * Per-core data of the x86_64 port.  GS base points at this core's entry
+ * while the core runs in the kernel (SWAPGS on every entry from and exit to
+ * user mode), so arch_core_id() and the entry code reach it with one %gs load.
+ *
+ * Each entry is written only by its own core, except `ipi_received`, which
+ * the boot IPI round's handler increments on its own core and the boot core
+ * reads (release/acquire pairs are noted there).
+ */
+#ifndef ARCH_PERCORE_H
+#define ARCH_PERCORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <arch/machine.h>
+
+/* The 64-bit task state segment: RSP0 for entries from user mode, the IST stacks. */
+struct tss {
+    uint32_t reserved0;
+    uint64_t rsp[3];
+    uint64_t reserved1;
+    uint64_t ist[7];
+    uint64_t reserved2;
+    uint16_t reserved3;
+    uint16_t iopb_offset;   /* past the limit: no I/O permission bitmap, user port I/O faults */
+} __attribute__((packed));
+_Static_assert(sizeof(struct tss) == 104, "the hardware TSS is 104 bytes");
+
+#define GDT_ENTRIES 7   /* null, kernel CS, kernel SS, user SS, user CS, TSS (2 slots) */
+
+#define IST_INTERRUPT   1   /* device interrupts and IPIs: always the top of the kernel stack */
+#define IST_EMERGENCY   2   /* NMI, #DF, #MC: a separate stack that survives a broken one */
+
+#define EMERGENCY_STACK_SIZE 4096
+
+struct x86_core {
+    /* Fixed offsets used by the entry code and arch_core_id() (machine.h). */
+    struct x86_core *self;              /* PERCORE_SELF */
+    struct arch_context *current;       /* PERCORE_CONTEXT: where entries save user registers */
+    word_t kernel_stack_top;            /* PERCORE_KSTACK */
+    word_t user_rsp;                    /* PERCORE_USER_RSP: SYSCALL scratch */
+    uint32_t core_id;                   /* PERCORE_CORE_ID */
+    uint32_t lapic_id;
+    /* Exception fixup (rtm_probe.c): a kernel-mode exception resumes at fixup_rip when set. */
+    word_t fixup_rip;                   /* PERCORE_FIXUP_RIP */
+    word_t fixup_vector;                /* PERCORE_FIXUP_VECTOR: the vector that was caught */
+    volatile uint32_t ipi_received;     /* boot IPI round: IPIs this core took */
+    uint32_t online;
+    struct tss tss;
+    uint64_t gdt[GDT_ENTRIES];
+} __attribute__((aligned(CACHE_LINE_SIZE)));
+
+#define PERCORE_FIXUP_RIP       40
+#define PERCORE_FIXUP_VECTOR    48
+
+_Static_assert(offsetof(struct x86_core, self) == PERCORE_SELF, "entry code offset");
+_Static_assert(offsetof(struct x86_core, current) == PERCORE_CONTEXT, "entry code offset");
+_Static_assert(offsetof(struct x86_core, kernel_stack_top) == PERCORE_KSTACK, "entry code offset");
+_Static_assert(offsetof(struct x86_core, user_rsp) == PERCORE_USER_RSP, "entry code offset");
+_Static_assert(offsetof(struct x86_core, core_id) == PERCORE_CORE_ID, "arch_core_id() offset");
+_Static_assert(offsetof(struct x86_core, fixup_rip) == PERCORE_FIXUP_RIP, "fixup offset");
+_Static_assert(offsetof(struct x86_core, fixup_vector) == PERCORE_FIXUP_VECTOR, "fixup offset");
+_Static_assert(sizeof(struct x86_core) % CACHE_LINE_SIZE == 0,
+               "per-core data fills whole cache lines, so cores never share one");
+
+extern struct x86_core x86_cores[NCPUS];
+
+static inline struct x86_core *this_core(void)
+{
+    struct x86_core *c;
+    __asm__ volatile("movq %%gs:0, %0" : "=r"(c));
+    return c;
+}
+
+#endif

@@ -1,0 +1,36 @@
+/*
+ * Shared pieces of the benchmarks: statistics in integer arithmetic (user
+ * code has no FPU: -mgeneral-regs-only), the timing overhead, and the
+ * exponential delay generator of mcpingpong.
+ */
+#ifndef BENCH_H
+#define BENCH_H
+
+#include <arch_user.h>
+#include <thread.h>
+
+struct stats {
+    uint64_t mean_x100;     /* mean, hundredths */
+    uint64_t stddev_x100;
+    uint64_t median, min, max;
+};
+
+/* Statistics of n samples (sorts them in place). */
+void stats_of(uint64_t *v, unsigned n, struct stats *out);
+
+/* "{"mean": .., "stddev": .., "median": .., "min": .., "max": ..}" into buf. */
+void stats_json(char *buf, size_t size, const struct stats *s);
+
+/* The cost of reading the cycle counter back to back (the minimum of many tries). */
+uint64_t timing_overhead(void);
+
+/* -ln(u) for u = x / 2^32, x in 1..2^32-1, as a Q16 fixed-point number. */
+uint64_t neg_ln_q16(uint32_t x);
+
+/* An exponentially distributed delay with the given mean, from the generator state. */
+uint64_t exp_delay(uint64_t *state, uint64_t mean);
+
+/* Whether the cycle counter counts instructions (-icount: the host says icount=1). */
+bool bench_icount(void);
+
+#endif

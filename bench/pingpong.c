@@ -1,0 +1,131 @@
+/*
+ * APP=pingpong: the IPC round trip between two threads on one core, as in
+ * the paper's single-core ping-pong.  A client Calls, a server answers with
+ * ReplyRecv.  Configurations: server in the same or a different address
+ * space, messages of 0 or 4 words.
+ *
+ * Timestamps: the client reads the counter before Call (t0) and after it
+ * returns (t3); the server reads it when Recv returns (t1) and before
+ * ReplyRecv (t2), and leaves t1, t2 in shared memory (the image frames are
+ * shared between the spaces).  One-way Call = t1 - t0, one-way ReplyRecv =
+ * t3 - t2, round trip = t3 - t0, each minus the cost of one counter read.
+ *
+ * Arguments: runs=16 (measured runs, after one warm-up run), iters=1000
+ * (round trips a run).  Each run gives its mean per figure; the record's
+ * statistics are over the runs.
+ */
+#include <apps.h>
+#include "bench.h"
+
+#define MAX_RUNS 64
+
+struct pp_shared {
+    cptr_t ep;
+    word_t length;
+    volatile uint64_t t1, t2;
+};
+
+static struct pp_shared pp;
+
+static void pp_server(void *arg)
+{
+    (void)arg;
+    struct msg m = { 0 };
+    sys_recv(pp.ep, &m);
+    for (;;) {
+        pp.t1 = arch_cycles();
+        m.info = msginfo_new(0, 0, 0, pp.length);
+        pp.t2 = arch_cycles();
+        sys_reply_recv(pp.ep, &m);
+    }
+}
+
+/* One run of n round trips: the mean of each figure, in cycles. */
+static void pp_run(word_t n, uint64_t overhead, uint64_t *call, uint64_t *rr, uint64_t *rtt)
+{
+    uint64_t sc = 0, sr = 0, st = 0;
+    for (word_t i = 0; i < n; i++) {
+        struct msg m = { .info = msginfo_new(0, 0, 0, pp.length), .mr = { 1, 2, 3, 4 } };
+        uint64_t t0 = arch_cycles();
+        sys_call(pp.ep, &m);
+        uint64_t t3 = arch_cycles();
+        sc += pp.t1 - t0 - overhead;
+        sr += t3 - pp.t2 - overhead;
+        st += t3 - t0 - overhead;
+    }
+    *call = sc / n;
+    *rr = sr / n;
+    *rtt = st / n;
+}
+
+static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, uint64_t overhead)
+{
+    struct arena a;
+    if (arena_begin(&a, 22) != E_OK)
+        return 1;
+    pp.ep = obj_new(OBJ_ENDPOINT, 0);
+    pp.length = length;
+    struct thread t;
+    /* The server at the client's priority on core 0: Call and ReplyRecv switch directly. */
+    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = 0 };
+    word_t st = same_space ? thread_create(&t, &o) : thread_create_space(&t, &o);
+    if (!pp.ep || st != E_OK || thread_start(&t, pp_server, NULL) != E_OK) {
+        printf("pingpong: setup failed (%s)\n", status_name(st));
+        arena_end(&a);
+        return 1;
+    }
+
+    static uint64_t call[MAX_RUNS], rr[MAX_RUNS], rtt[MAX_RUNS];
+    uint64_t dummy[3];
+    pp_run(iters, overhead, &dummy[0], &dummy[1], &dummy[2]);   /* warm-up */
+    for (word_t r = 0; r < runs; r++)
+        pp_run(iters, overhead, &call[r], &rr[r], &rtt[r]);
+
+    struct stats sc, sr, stt;
+    stats_of(call, runs, &sc);
+    stats_of(rr, runs, &sr);
+    stats_of(rtt, runs, &stt);
+    char env[256], jc[160], jr[160], jt[160];
+    bench_env_json(env, sizeof(env));
+    stats_json(jc, sizeof(jc), &sc);
+    stats_json(jr, sizeof(jr), &sr);
+    stats_json(jt, sizeof(jt), &stt);
+    printf("@@ {\"bench\": \"pingpong\", \"env\": %s, \"config\": {\"same_space\": %s, \"length\": %lu, "
+           "\"runs\": %lu, \"iters\": %lu}, \"unit\": \"%s\", \"call\": %s, \"reply_recv\": %s, "
+           "\"round_trip\": %s, \"overhead\": %llu}\n",
+           env, same_space ? "true" : "false", (unsigned long)length, (unsigned long)runs,
+           (unsigned long)iters, bench_icount() ? "instructions" : "cycles", jc, jr, jt,
+           (unsigned long long)overhead);
+
+    tcb_suspend(t.tcb);
+    arena_end(&a);
+    return 0;
+}
+
+int app_pingpong(void)
+{
+    word_t runs = arg_word("runs", 16), iters = arg_word("iters", 1000);
+    if (runs < 1)
+        runs = 1;
+    if (runs > MAX_RUNS)
+        runs = MAX_RUNS;
+    if (iters < 1)
+        iters = 1;
+    tcb_set_priority(ROOT_SLOT_TCB, DEFAULT_PRIO);
+    bool lockstats = arg_word("lockstats", 0) != 0;
+    uint64_t overhead = timing_overhead();
+    printf("pingpong: %lu runs of %lu round trips, timing overhead %llu\n", (unsigned long)runs,
+           (unsigned long)iters, (unsigned long long)overhead);
+    int status = 0;
+    static const struct { bool same; word_t len; } configs[] = {
+        { true, 0 }, { true, 4 }, { false, 0 }, { false, 4 },
+    };
+    for (unsigned i = 0; i < ARRAY_SIZE(configs); i++) {
+        if (lockstats)
+            sys_debug_lockstats(1);
+        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead);
+        if (lockstats)
+            sys_debug_lockstats(0);
+    }
+    return status;
+}

@@ -1,0 +1,251 @@
+/*
+ * CNode invocations (Copy, Mint, Move, Mutate, Delete, Revoke, Rotate,
+ * SaveCaller) and the slot operations they share with other objects.
+ *
+ * Message layout (docs/abi.md): MR0 dest index, MR1 dest depth, then the
+ * source or pivot as (index, depth) in the next MRs; source CNodes are
+ * extra caps.  The badge of a CNode cap (Mint, Mutate) is its guard:
+ * bits 0..5 guard length, bits 6.. guard value.
+ */
+#include "cspace.h"
+#include "cdt.h"
+#include "delete.h"
+#include "invocation.h"
+#include "printf.h"
+
+void cte_insert_child(struct cte *parent, struct cte *dest, struct cap cap)
+{
+    assert(cap_is_null(&dest->cap));
+    dest->cap = cap;
+    cdt_insert_child(parent, dest);
+}
+
+void cte_insert_root(struct cte *dest, struct cap cap)
+{
+    assert(cap_is_null(&dest->cap));
+    dest->cap = cap;
+    cdt_insert_sibling(NULL, dest);
+}
+
+void cte_move(struct cte *src, struct cte *dest)
+{
+    assert(cap_is_null(&dest->cap));
+    dest->cap = src->cap;
+    cdt_move(src, dest);
+    src->cap = cap_null();
+}
+
+void cte_swap(struct cte *a, struct cte *b)
+{
+    struct cap t = a->cap;
+    a->cap = b->cap;
+    b->cap = t;
+    cdt_swap(a, b);
+}
+
+/* Errors of a failed lookup: E_FAILED_LOOKUP with the failure kind and the argument index. */
+static enum status lookup_error(struct invocation *inv, struct lookup_result r, unsigned arg)
+{
+    return inv_error(inv, E_FAILED_LOOKUP, r.failure, arg);
+}
+
+/* Give an endpoint or notification cap a badge, or a CNode cap a guard (badge 0: no change). */
+static enum status apply_badge(struct invocation *inv, struct cap *c, word_t badge)
+{
+    if (!badge)
+        return E_OK;
+    if (c->type == CAP_ENDPOINT || c->type == CAP_NOTIFICATION) {
+        if (c->badge)
+            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+        c->badge = badge;
+        return E_OK;
+    }
+    if (c->type == CAP_CNODE) {
+        unsigned gbits = badge & 63;
+        word_t guard = badge >> 6;
+        if (gbits + c->size_bits > WORD_BITS || (gbits < WORD_BITS && (guard >> gbits)))
+            return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
+        c->guard_bits = (uint8_t)gbits;
+        c->guard = guard;
+        return E_OK;
+    }
+    return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
+}
+
+/*
+ * What a copy of `src` with `rights` and `badge` looks like, or an error.
+ * Copies never carry a mapping.  Deriving a badged or reduced cap needs no
+ * other check; untyped caps with children, reply caps and IRQ control
+ * cannot be copied, page tables neither (a table maps at one place).
+ */
+static enum status derive_cap(struct invocation *inv, const struct cte *src, word_t rights,
+                              bool set_badge, word_t badge, struct cap *out)
+{
+    struct cap c = src->cap;
+
+    switch (c.type) {
+    case CAP_NULL:
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
+    case CAP_UNTYPED:
+        if (cdt_has_children(src))
+            return E_REVOKE_FIRST;
+        break;
+    case CAP_REPLY:
+    case CAP_IRQ_CONTROL:
+    case CAP_PAGE_TABLE:
+        return E_ILLEGAL_OPERATION;
+    case CAP_FRAME:
+        c.flags &= (uint8_t)~CAPF_MAPPED;
+        c.mapped_vaddr = 0;
+        c.asid = 0;
+        c.asid_gen = 0;
+        break;
+    default:
+        break;
+    }
+    c.rights &= (uint8_t)rights;
+    if (set_badge) {
+        enum status st = apply_badge(inv, &c, badge);
+        if (st)
+            return st;
+    }
+    *out = c;
+    return E_OK;
+}
+
+/* Resolve (MR index, MR depth) against the CNode cap `root` as a slot. */
+static enum status get_slot(struct invocation *inv, const struct cap *root, unsigned mr,
+                            struct cte **out)
+{
+    struct lookup_result r = cspace_lookup_slot(root, inv_mr(inv, mr), (unsigned)inv_mr(inv, mr + 1));
+    if (r.failure)
+        return lookup_error(inv, r, mr);
+    *out = r.slot;
+    return E_OK;
+}
+
+static enum status extra_cnode(struct invocation *inv, unsigned i, const struct cap **out)
+{
+    if (inv->nextra <= i)
+        return E_TRUNCATED_MESSAGE;
+    if (inv->extra[i]->cap.type != CAP_CNODE)
+        return inv_error(inv, E_INVALID_CAPABILITY, i, 0);
+    *out = &inv->extra[i]->cap;
+    return E_OK;
+}
+
+static enum status decode_copy(struct invocation *inv, struct cte *dest, bool mint)
+{
+    const struct cap *src_root;
+    struct cte *src;
+    struct cap c;
+    enum status s;
+
+    if (inv->length < (mint ? 6u : 5u))
+        return E_TRUNCATED_MESSAGE;
+    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &src)))
+        return s;
+    if (!cap_is_null(&dest->cap))
+        return E_DELETE_FIRST;
+    if ((s = derive_cap(inv, src, inv_mr(inv, 4), mint, mint ? inv_mr(inv, 5) : 0, &c)))
+        return s;
+    cte_insert_child(src, dest, c);
+    return E_OK;
+}
+
+static enum status decode_move(struct invocation *inv, struct cte *dest, bool mutate)
+{
+    const struct cap *src_root;
+    struct cte *src;
+    enum status s;
+
+    if (inv->length < (mutate ? 5u : 4u))
+        return E_TRUNCATED_MESSAGE;
+    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &src)))
+        return s;
+    if (cap_is_null(&src->cap))
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
+    if (!cap_is_null(&dest->cap))
+        return E_DELETE_FIRST;
+    if (src == dest)
+        return E_ILLEGAL_OPERATION;
+    if (mutate) {
+        struct cap c = src->cap;
+        if ((s = apply_badge(inv, &c, inv_mr(inv, 4))))
+            return s;
+        cte_move(src, dest);
+        dest->cap = c;
+        return E_OK;
+    }
+    cte_move(src, dest);
+    return E_OK;
+}
+
+static enum status decode_rotate(struct invocation *inv, struct cte *dest)
+{
+    const struct cap *pivot_root, *src_root;
+    struct cte *pivot, *src;
+    enum status s;
+
+    if (inv->length < 8)
+        return E_TRUNCATED_MESSAGE;
+    if ((s = extra_cnode(inv, 0, &pivot_root)) || (s = extra_cnode(inv, 1, &src_root)) ||
+        (s = get_slot(inv, pivot_root, 2, &pivot)) || (s = get_slot(inv, src_root, 5, &src)))
+        return s;
+    if (pivot == src || pivot == dest)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    if (cap_is_null(&src->cap))
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 5);
+    if (cap_is_null(&pivot->cap))
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
+    if (src != dest && !cap_is_null(&dest->cap))
+        return E_DELETE_FIRST;
+    /* src -> pivot -> dest, as two moves (or a swap when dest is src). */
+    if (src == dest) {
+        cte_swap(pivot, src);
+    } else {
+        cte_move(pivot, dest);
+        cte_move(src, pivot);
+    }
+    return E_OK;
+}
+
+enum status decode_cnode_invocation(struct invocation *inv)
+{
+    struct cte *dest;
+    enum status s;
+
+    if (inv->label < CNODE_REVOKE || inv->label > CNODE_SAVE_CALLER)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    if (inv->length < 2)
+        return E_TRUNCATED_MESSAGE;
+    if ((s = get_slot(inv, &inv->cap, 0, &dest)))
+        return s;
+
+    switch (inv->label) {
+    case CNODE_REVOKE:
+        return cte_revoke(dest);
+    case CNODE_DELETE:
+        return cte_delete(dest);
+    case CNODE_COPY:
+        return decode_copy(inv, dest, false);
+    case CNODE_MINT:
+        return decode_copy(inv, dest, true);
+    case CNODE_MOVE:
+        return decode_move(inv, dest, false);
+    case CNODE_MUTATE:
+        return decode_move(inv, dest, true);
+    case CNODE_ROTATE:
+        return decode_rotate(inv, dest);
+    case CNODE_SAVE_CALLER: {
+        struct cte *caller = &inv->thread->slots[TCB_SLOT_CALLER];
+        if (!cap_is_null(&dest->cap))
+            return E_DELETE_FIRST;
+        if (!cap_is_null(&caller->cap))
+            cte_move(caller, dest);
+        return E_OK;
+    }
+    default:
+        return E_ILLEGAL_OPERATION;
+    }
+}

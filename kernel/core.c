@@ -1,0 +1,179 @@
+/*
+ * Per-core state, idle threads, cross-core requests and deferred hardware
+ * work (see core.h for the protocol).
+ */
+#include "core.h"
+#include "printf.h"
+#include "sched.h"
+#include <arch.h>
+#include <cpu_relax.h>
+
+struct core cores[NCPUS];
+unsigned ncores_online = 1;
+
+#define IDLE_STACK_SIZE 1024
+
+static struct tcb idle_tcbs[NCPUS] __attribute__((aligned(64)));
+static char idle_stacks[NCPUS][IDLE_STACK_SIZE] __attribute__((aligned(16)));
+
+void core_init(unsigned core)
+{
+    struct core *c = &cores[core];
+    struct tcb *idle = &idle_tcbs[core];
+
+    tcb_init(idle);
+    idle->state = TS_IDLE;
+    idle->affinity = core;
+    idle->priority = 0;
+    tcb_set_name(idle, "idle");
+    arch_context_init_idle(&idle->context, (word_t)&idle_stacks[core][IDLE_STACK_SIZE]);
+
+    object_lock_init(&c->sched_lock);
+    c->idle = idle;
+    c->current = idle;
+    c->entry_thread = NULL;
+    c->online = true;
+}
+
+/*
+ * Serve this core's mailbox.  Runs on kernel entry, while spinning for the
+ * kernel lock and while waiting for another core's acknowledgement, never
+ * holding anything the requester could need: it touches only this core's
+ * own fields and its hardware.
+ */
+void core_serve_mailbox(void)
+{
+    struct core *c = my_core();
+    struct mailbox *m = &c->mailbox;
+    /* Acquire pairs with the requester's release increment: the arguments are visible. */
+    uint32_t seq = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
+
+    if (seq == m->ack)
+        return;
+    switch (m->kind) {
+    case REQ_LEAVE_TCB:
+        if (c->current == m->tcb)
+            c->current = c->idle;
+        if (c->entry_thread == m->tcb) {
+            /* The entry spinning for the lock belonged to it: re-run it later. */
+            if (c->entry_is_syscall)
+                arch_context_restart_syscall(&m->tcb->context);
+            c->entry_thread = NULL;
+        }
+        break;
+    case REQ_LEAVE_VSPACE:
+        if (c->loaded_asid == m->asid) {
+            arch_vspace_load(0, 0);
+            c->loaded_asid = 0;
+            c->loaded_vspace_paddr = 0;
+        }
+        if (c->deferred.load_vspace && c->deferred.asid == m->asid)
+            c->deferred.load_vspace = false;
+        break;
+    case REQ_TLB_FLUSH:
+        arch_tlb_flush_local(m->asid, m->vaddr, m->whole_space);
+        break;
+    default:
+        break;
+    }
+    /* Release pairs with the requester's acquire load of ack: our changes are done. */
+    __atomic_store_n(&m->ack, seq, __ATOMIC_RELEASE);
+}
+
+/*
+ * Ask `target` to do something now and wait until it has.  The caller holds
+ * the kernel lock exclusively, so no other core posts to the same mailbox.
+ */
+void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
+                  unsigned asid, word_t vaddr, bool whole_space)
+{
+    struct mailbox *m = &cores[target].mailbox;
+
+    kernel_lock_require_exclusive();
+    m->kind = kind;
+    m->tcb = tcb;
+    m->asid = asid;
+    m->vaddr = vaddr;
+    m->whole_space = whole_space;
+    /* Release: the arguments above are visible before the new seq. */
+    uint32_t seq = __atomic_add_fetch(&m->seq, 1, __ATOMIC_RELEASE);
+
+    if (target == arch_core_id()) {
+        core_serve_mailbox();
+        return;
+    }
+    arch_send_ipi(target);
+    /* Acquire pairs with the target's release store of ack. */
+    while (__atomic_load_n(&m->ack, __ATOMIC_ACQUIRE) != seq) {
+        core_serve_mailbox();
+        cpu_relax();
+    }
+}
+
+void core_defer_ipi(unsigned target)
+{
+    /* Relaxed: the IPI itself, sent after our lock release, orders it. */
+    __atomic_store_n(&cores[target].mailbox.reschedule, true, __ATOMIC_RELAXED);
+    if (target != arch_core_id())
+        coreset_add(&my_core()->deferred.ipi, target);
+}
+
+void core_defer_irq(unsigned irq, enum deferred_irq_op op)
+{
+    struct deferred_work *d = &my_core()->deferred;
+
+    if (d->nirq == DEFERRED_IRQS_MAX) {
+        /* Cannot happen: one entry records at most a few IRQ operations. */
+        panic("deferred IRQ record full");
+    }
+    d->irq[d->nirq].irq = (uint16_t)irq;
+    d->irq[d->nirq].op = (uint16_t)op;
+    d->nirq++;
+}
+
+void core_defer_vspace_load(word_t paddr, unsigned asid)
+{
+    struct core *c = my_core();
+
+    c->deferred.load_vspace = true;
+    c->deferred.vspace_paddr = paddr;
+    c->deferred.asid = asid;
+    c->loaded_asid = asid;
+    c->loaded_vspace_paddr = paddr;
+}
+
+/* After kernel_lock_release(): the hardware side of this entry. */
+void core_run_deferred_work(void)
+{
+    struct deferred_work *d = &my_core()->deferred;
+
+    if (d->load_vspace) {
+        d->load_vspace = false;
+        arch_vspace_load(d->vspace_paddr, d->asid);
+    }
+    for (unsigned i = 0; i < d->nirq; i++) {
+        unsigned irq = d->irq[i].irq;
+        switch (d->irq[i].op) {
+        case IRQ_OP_MASK_ACK:
+            arch_irq_mask(irq);
+            arch_irq_ack(irq);
+            break;
+        case IRQ_OP_UNMASK:
+            arch_irq_unmask(irq);
+            break;
+        case IRQ_OP_MASK:
+            arch_irq_mask(irq);
+            break;
+        }
+    }
+    d->nirq = 0;
+    for (unsigned w = 0; w < ARRAY_SIZE(d->ipi.bits); w++) {
+        word_t bits = d->ipi.bits[w];
+        d->ipi.bits[w] = 0;
+        while (bits) {
+            unsigned b = (unsigned)__builtin_ctzl(bits);
+            bits &= bits - 1;
+            arch_send_ipi(w * WORD_BITS + b);
+        }
+    }
+}

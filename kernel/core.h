@@ -1,0 +1,133 @@
+/*
+ * Per-core kernel state.
+ *
+ * Each core has its own current thread, idle thread, ready queues and
+ * record of hardware work deferred until after the kernel lock is released
+ * (seL4 BKL design: CR3 loads, IPIs and interrupt-controller accesses abort
+ * RTM transactions and lengthen the critical section, so they run after
+ * kernel_lock_release(); the two-phase system calls make this safe, since
+ * nothing can fail once the execute phase has started).
+ *
+ * Cross-core requests.  A core that holds the kernel lock exclusively and
+ * is about to free or change a TCB or address space that another core may
+ * be using posts a request in that core's mailbox, sends an IPI at once and
+ * waits for the acknowledgement, serving its own mailbox meanwhile.  The
+ * target serves its mailbox on any kernel entry and while it spins for the
+ * kernel lock (kernel_lock_wait_hook), touching only its own core state, so
+ * it never needs the lock the requester holds.
+ *
+ * Locking (LOCK=fine):
+ *   [o]  only the owning core touches it
+ *   [q]  the core's ready-queue lock `sched_lock` (any core may enqueue)
+ *   [x]  written by the owner under the kernel lock (read or write side) or
+ *        while serving a request; read by an exclusive holder of the lock
+ *   [m]  mailbox protocol: see the comments on struct mailbox
+ */
+#ifndef KERNEL_CORE_H
+#define KERNEL_CORE_H
+
+#include "types.h"
+#include "tcb.h"
+#include <lock.h>
+
+#define L2_BITMAP_WORDS (PRIORITY_COUNT / (8 * sizeof(word_t)))
+
+struct ready_queue {
+    struct tcb *head;
+    struct tcb *tail;
+};
+
+enum core_request_kind {
+    REQ_NONE = 0,
+    REQ_LEAVE_TCB,      /* stop running `tcb` (switch to the idle thread) */
+    REQ_LEAVE_VSPACE,   /* stop using the address space `asid` (load the kernel-only one) */
+    REQ_TLB_FLUSH,      /* flush `asid` at `vaddr` (or the whole space) from this core's TLB */
+};
+
+/*
+ * One request at a time per target core: only a core holding the kernel
+ * lock exclusively posts requests, and it waits for each to be served.
+ * The requester writes the arguments, then increments `seq` with release
+ * order; the owner reads `seq` with acquire order, serves, and stores
+ * `ack = seq` with release order, which pairs with the requester's acquire
+ * load of `ack`.
+ */
+struct mailbox {
+    uint32_t seq;           /* [m] requester: incremented per request */
+    uint32_t ack;           /* [m] owner: last request served */
+    uint32_t kind;          /* [m] enum core_request_kind */
+    uint32_t asid;          /* [m] */
+    struct tcb *tcb;        /* [m] */
+    word_t vaddr;           /* [m] */
+    bool whole_space;       /* [m] */
+    bool reschedule;        /* [m] any core sets it (atomic store) before a reschedule IPI */
+};
+
+#define DEFERRED_IRQS_MAX 8
+
+enum deferred_irq_op {
+    IRQ_OP_MASK_ACK,        /* a device IRQ was delivered: mask it and acknowledge it */
+    IRQ_OP_UNMASK,          /* the user acknowledged it: unmask */
+    IRQ_OP_MASK,            /* the handler cap was deleted: keep it masked */
+};
+
+/* Hardware work recorded under the lock and done after it is released. */
+struct deferred_work {
+    bool load_vspace;               /* [o] load (vspace_paddr, asid) */
+    word_t vspace_paddr;            /* [o] 0: the kernel-only space */
+    unsigned asid;                  /* [o] */
+    coreset_t ipi;                  /* [o] cores to send a reschedule IPI */
+    unsigned nirq;                  /* [o] */
+    struct { uint16_t irq; uint16_t op; } irq[DEFERRED_IRQS_MAX];   /* [o] */
+};
+
+struct core {
+    struct tcb *current;            /* [x] the thread this core runs (its idle thread when none) */
+    struct tcb *idle;               /* [o] this core's idle thread (kernel/core.c) */
+    struct tcb *entry_thread;       /* [o] the thread whose entry (syscall, fault) is handled;
+                                       NULL once a request or its deletion took it away */
+    bool entry_is_syscall;          /* [o] that entry is a system call (restart it if taken away) */
+    bool online;                    /* [o] set once when the core enters the kernel */
+    unsigned loaded_asid;           /* [x] address space whose table the core runs on (0: none) */
+    word_t loaded_vspace_paddr;     /* [x] */
+
+    struct object_lock sched_lock;  /* the ready-queue lock [q] under LOCK=fine */
+    word_t ready_l1;                /* [q] bit i: ready_l2[i] != 0 */
+    word_t ready_l2[L2_BITMAP_WORDS];   /* [q] bit p: ready[p] is not empty */
+    struct ready_queue ready[PRIORITY_COUNT];   /* [q] */
+
+    struct deferred_work deferred;  /* [o] */
+    struct mailbox mailbox;         /* [m] */
+    word_t ticks;                   /* [o] timer interrupts taken */
+} CACHE_ALIGNED;
+
+_Static_assert(sizeof(struct core) % CACHE_LINE_SIZE == 0, "per-core state fills whole cache lines");
+_Static_assert(L2_BITMAP_WORDS <= 8 * sizeof(word_t), "two bitmap levels cover every priority");
+_Static_assert(NCPUS >= 1, "at least one core");
+
+extern struct core cores[NCPUS];
+
+static inline struct core *my_core(void)
+{
+    return &cores[arch_core_id()];
+}
+
+static inline struct tcb *current_thread(void)
+{
+    return my_core()->current;
+}
+
+/* Number of cores the kernel runs on (set at boot). */
+extern unsigned ncores_online;
+
+/* kernel/core.c */
+void core_init(unsigned core);
+void core_serve_mailbox(void);
+void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
+                  unsigned asid, word_t vaddr, bool whole_space);
+void core_defer_ipi(unsigned target);
+void core_defer_irq(unsigned irq, enum deferred_irq_op op);
+void core_defer_vspace_load(word_t paddr, unsigned asid);
+void core_run_deferred_work(void);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * Capability addressing: a capability address (cptr) is resolved from the
+ * most significant of `depth` bits down, each CNode consuming its guard
+ * and then radix bits (seL4 semantics).  A lookup may end early at a slot
+ * holding something other than a CNode.
+ */
+#include "cspace.h"
+
+/* (w >> shift) & MASK(bits) for any shift up to WORD_BITS and bits below WORD_BITS. */
+static word_t bits_at(word_t w, unsigned shift, unsigned bits)
+{
+    if (shift >= WORD_BITS)
+        return 0;
+    w >>= shift;
+    return bits >= WORD_BITS ? w : w & MASK(bits);
+}
+
+struct lookup_result cspace_resolve(const struct cap *root, cptr_t cptr, unsigned depth)
+{
+    struct lookup_result r = { NULL, LOOKUP_OK, depth };
+    const struct cap *node = root;
+    unsigned n = depth;
+
+    if (node->type != CAP_CNODE) {
+        r.failure = LOOKUP_INVALID_ROOT;
+        return r;
+    }
+    for (;;) {
+        unsigned radix = node->size_bits, guard_bits = node->guard_bits;
+        unsigned level = radix + guard_bits;
+
+        /* A CNode that resolves no bits would loop for ever. */
+        if (level == 0 || level > n) {
+            r.failure = LOOKUP_DEPTH_MISMATCH;
+            return r;
+        }
+        if (guard_bits && bits_at(cptr, n - guard_bits, guard_bits) != node->guard) {
+            r.failure = LOOKUP_GUARD_MISMATCH;
+            return r;
+        }
+        word_t index = bits_at(cptr, n - level, radix);
+        struct cte *slot = &cnode_slots(node)[index];
+        n -= level;
+        r.slot = slot;
+        r.bits_left = n;
+        if (n == 0 || slot->cap.type != CAP_CNODE)
+            return r;
+        node = &slot->cap;
+    }
+}
+
+struct lookup_result cspace_lookup_cap(struct tcb *t, cptr_t cptr)
+{
+    struct lookup_result r = cspace_resolve(&t->slots[TCB_SLOT_CSPACE].cap, cptr, WORD_BITS);
+    if (r.failure == LOOKUP_OK && cap_is_null(&r.slot->cap))
+        r.failure = LOOKUP_MISSING_CAPABILITY;
+    return r;
+}
+
+struct lookup_result cspace_lookup_slot(const struct cap *root, cptr_t index, unsigned depth)
+{
+    struct lookup_result r = { NULL, LOOKUP_DEPTH_MISMATCH, depth };
+
+    if (depth < 1 || depth > WORD_BITS)
+        return r;
+    r = cspace_resolve(root, index, depth);
+    if (r.failure == LOOKUP_OK && r.bits_left != 0)
+        r.failure = LOOKUP_DEPTH_MISMATCH;
+    return r;
+}

@@ -1,0 +1,47 @@
+/*
+ * Capability spaces: addressing slots through a tree of CNodes by guards
+ * and radices (kernel/cspace.c), and the CNode invocations (kernel/cnode.c).
+ */
+#ifndef KERNEL_CSPACE_H
+#define KERNEL_CSPACE_H
+
+#include "types.h"
+#include "cap.h"
+#include "tcb.h"
+
+enum lookup_failure {
+    LOOKUP_OK = 0,
+    LOOKUP_INVALID_ROOT,        /* the CSpace root is not a CNode */
+    LOOKUP_MISSING_CAPABILITY,  /* the slot found is empty (for lookups that need a cap) */
+    LOOKUP_DEPTH_MISMATCH,      /* bits left over or too few bits */
+    LOOKUP_GUARD_MISMATCH,      /* a guard did not match */
+};
+
+struct lookup_result {
+    struct cte *slot;
+    enum lookup_failure failure;
+    unsigned bits_left;
+};
+
+/* Resolve `depth` bits of cptr starting at the CNode cap `root`. */
+struct lookup_result cspace_resolve(const struct cap *root, cptr_t cptr, unsigned depth);
+
+/* Resolve a whole-word cptr in the thread's CSpace to a slot holding a cap. */
+struct lookup_result cspace_lookup_cap(struct tcb *t, cptr_t cptr);
+
+/* Resolve (index, depth) in the CNode cap `root` to a slot (may be empty). */
+struct lookup_result cspace_lookup_slot(const struct cap *root, cptr_t index, unsigned depth);
+
+/* Number of slots of a CNode cap and its slot array. */
+static inline struct cte *cnode_slots(const struct cap *c)
+{
+    return (struct cte *)c->obj;
+}
+
+/* kernel/cnode.c: slot operations used by other objects too. */
+void cte_insert_child(struct cte *parent, struct cte *dest, struct cap cap);
+void cte_insert_root(struct cte *dest, struct cap cap);
+void cte_move(struct cte *src, struct cte *dest);
+void cte_swap(struct cte *a, struct cte *b);
+
+#endif

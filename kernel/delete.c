@@ -1,0 +1,214 @@
+/*
+ * Deleting capabilities and finalising objects.
+ *
+ * Deleting the last capability to a CNode or TCB (a container) first
+ * empties the container, deleting the caps it holds, which may themselves
+ * be last caps of containers.  That recursion is bounded by
+ * DELETE_MAX_DEPTH; deeper structures make the operation fail with
+ * E_REVOKE_FIRST, leaving everything consistent, and the user deletes the
+ * inner containers first.  Slots of containers being emptied further up
+ * (a cycle: A holds the last cap to B, which holds the last cap to A) are
+ * skipped; the level that owns them clears them before it returns.
+ *
+ * Preemption points are only at the outermost level (between the
+ * top-level container's slots, and between the children in a revoke),
+ * where every object is either untouched or fully deleted, so a restarted
+ * operation finds a consistent state and simply continues.
+ *
+ * Memory is never reused while a capability can reach it: objects made
+ * from an untyped stay allocated (below its watermark) until the untyped
+ * has no children left and is retyped again.
+ */
+#include "delete.h"
+#include "cdt.h"
+#include "core.h"
+#include "endpoint.h"
+#include "irq.h"
+#include "notification.h"
+#include "printf.h"
+#include "sched.h"
+#include "tcb.h"
+#include "vspace.h"
+#include <arch.h>
+
+#define DELETE_MAX_DEPTH 8
+
+struct delete_chain {
+    struct cte *slot[DELETE_MAX_DEPTH];
+    unsigned n;
+};
+
+static enum status delete_slot(struct cte *slot, struct delete_chain *chain);
+
+bool preemption_point(void)
+{
+    return arch_interrupt_pending();
+}
+
+static bool in_chain(const struct delete_chain *chain, const struct cte *slot)
+{
+    for (unsigned i = 0; i < chain->n; i++) {
+        if (chain->slot[i] == slot)
+            return true;
+    }
+    return false;
+}
+
+/* The slots a container holds: a CNode's array, or a TCB's own slots. */
+static struct cte *container_slots(const struct cap *c, word_t *n)
+{
+    if (c->type == CAP_CNODE) {
+        *n = BIT(c->size_bits);
+        return (struct cte *)c->obj;
+    }
+    if (c->type == CAP_TCB) {
+        *n = TCB_SLOT_COUNT;
+        return ((struct tcb *)c->obj)->slots;
+    }
+    *n = 0;
+    return NULL;
+}
+
+/* Delete every cap in the container named by slot's cap (skipping chain slots). */
+static enum status empty_container(struct cte *slot, struct delete_chain *chain)
+{
+    word_t n;
+    struct cte *slots = container_slots(&slot->cap, &n);
+    bool outermost = chain->n == 0;
+    enum status s = E_OK;
+
+    if (!slots)
+        return E_OK;
+    if (chain->n == DELETE_MAX_DEPTH)
+        return E_REVOKE_FIRST;
+    chain->slot[chain->n++] = slot;
+    if (slot->cap.type == CAP_TCB) {
+        /* Reply caps derived from its master go before the master itself. */
+        struct cte *master = &slots[TCB_SLOT_REPLY];
+        struct cte *child;
+        while ((child = cdt_first_child(master)) != NULL)
+            cte_delete_one(child);
+    }
+    for (word_t i = 0; i < n; i++) {
+        if (cap_is_null(&slots[i].cap) || in_chain(chain, &slots[i]))
+            continue;
+        s = delete_slot(&slots[i], chain);
+        if (s)
+            break;
+        if (outermost && i + 1 < n && preemption_point()) {
+            s = STATUS_PREEMPTED;
+            break;
+        }
+    }
+    chain->n--;
+    return s;
+}
+
+/* Undo what one cap (not its object) holds: a frame's mapping. */
+static void cap_cleanup(struct cap *c)
+{
+    if (c->type == CAP_FRAME)
+        frame_finalise(c);
+}
+
+/* Destroy the object of a last cap (its contents, if a container, are gone already). */
+static void object_finalise(struct cap *c)
+{
+    switch (c->type) {
+    case CAP_ENDPOINT:
+        endpoint_cancel_all(c->obj);
+        break;
+    case CAP_NOTIFICATION:
+        notification_cancel_all(c->obj);
+        notification_unbind(c->obj);
+        irq_forget_notification(c->obj);
+        break;
+    case CAP_VSPACE:
+        vspace_finalise(c);
+        break;
+    case CAP_PAGE_TABLE:
+        page_table_finalise(c);
+        break;
+    case CAP_IRQ_HANDLER:
+        irq_handler_finalise((unsigned)c->irq);
+        break;
+    default:
+        break;
+    }
+}
+
+static bool container_has_contents(const struct cap *c)
+{
+    word_t n;
+    struct cte *slots = container_slots(c, &n);
+    for (word_t i = 0; i < n; i++) {
+        if (!cap_is_null(&slots[i].cap))
+            return true;
+    }
+    return false;
+}
+
+static void slot_clear(struct cte *slot)
+{
+    cdt_remove(slot);
+    slot->cap = cap_null();
+}
+
+static enum status delete_slot(struct cte *slot, struct delete_chain *chain)
+{
+    if (cap_is_null(&slot->cap))
+        return E_OK;
+    if (cdt_is_final(slot)) {
+        if (slot->cap.type == CAP_TCB) {
+            /* Stop it everywhere before taking its slots away. */
+            tcb_finalise(slot->cap.obj);
+        }
+        if (container_has_contents(&slot->cap)) {
+            enum status s = empty_container(slot, chain);
+            if (s)
+                return s;
+        }
+        object_finalise(&slot->cap);
+    }
+    cap_cleanup(&slot->cap);
+    slot_clear(slot);
+    return E_OK;
+}
+
+enum status cte_delete(struct cte *slot)
+{
+    struct delete_chain chain = { .n = 0 };
+    return delete_slot(slot, &chain);
+}
+
+void cte_delete_one(struct cte *slot)
+{
+    struct delete_chain chain = { .n = DELETE_MAX_DEPTH - 1 };
+    enum status s;
+
+    /* Callers pass caps that hold no container contents: no recursion, no failure. */
+    s = delete_slot(slot, &chain);
+    assert(s == E_OK);
+    (void)s;
+}
+
+enum status cte_revoke(struct cte *slot)
+{
+    struct cte *child;
+    bool had_children = cdt_has_children(slot);
+
+    while ((child = cdt_first_child(slot)) != NULL) {
+        struct delete_chain chain = { .n = 0 };
+        enum status s = delete_slot(child, &chain);
+        if (s)
+            return s;
+        if (cdt_first_child(slot) && preemption_point())
+            return STATUS_PREEMPTED;
+    }
+    if (slot->cap.type == CAP_UNTYPED && had_children) {
+        /* Everything made from it is gone: it starts over (its memory is dirty). */
+        slot->cap.free_index = 0;
+        slot->cap.asid_gen = 0;
+    }
+    return E_OK;
+}

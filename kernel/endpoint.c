@@ -1,0 +1,361 @@
+/*
+ * Endpoints: rendezvous message passing.
+ *
+ * A sender that finds a receiver waiting copies its message straight into
+ * the receiver and goes on; otherwise it queues (Send, Call) or gives up
+ * (NBSend).  A receiver that finds a sender waiting takes its message and
+ * releases it (or, for a Call or a fault, leaves it waiting for the reply);
+ * otherwise it queues (Recv) or returns E_WOULD_BLOCK (NBRecv).  Results
+ * of a blocked receiver are written by the sender that completes it.
+ *
+ * LOCK=fine: the partner is identified from the queue before any lock is
+ * taken (the read side of the big-reader lock keeps every object alive),
+ * then the endpoint, both TCBs and the partner's ready queue are locked in
+ * one call; if the queue changed meanwhile, everything is released and
+ * the operation starts over.
+ */
+#include "endpoint.h"
+#include "cdt.h"
+#include "core.h"
+#include "cspace.h"
+#include "delete.h"
+#include "invocation.h"
+#include "notification.h"
+#include "printf.h"
+#include "reply.h"
+#include "sched.h"
+#include <arch.h>
+
+/* ---- Message registers. */
+
+word_t get_mr(struct tcb *t, struct ipc_buffer *buf, unsigned i)
+{
+    if (i < ARCH_MSG_REGISTERS)
+        return arch_get_reg(&t->context, (enum abi_reg)(ABI_MR0 + i));
+    if (buf && i < MSG_MAX_LENGTH)
+        return buf->msg[i];
+    return 0;
+}
+
+bool set_mr(struct tcb *t, struct ipc_buffer *buf, unsigned i, word_t v)
+{
+    if (i < ARCH_MSG_REGISTERS) {
+        arch_set_reg(&t->context, (enum abi_reg)(ABI_MR0 + i), v);
+        return true;
+    }
+    if (buf && i < MSG_MAX_LENGTH) {
+        buf->msg[i] = v;
+        return true;
+    }
+    return false;
+}
+
+unsigned mr_capacity(struct ipc_buffer *buf)
+{
+    return buf ? MSG_MAX_LENGTH : ARCH_MSG_REGISTERS;
+}
+
+/* ---- Queues. */
+
+static void ep_append(struct endpoint *ep, struct tcb *t)
+{
+    t->ep_next = NULL;
+    t->ep_prev = ep->tail;
+    if (ep->tail)
+        ep->tail->ep_next = t;
+    else
+        ep->head = t;
+    ep->tail = t;
+}
+
+void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
+{
+    if (t->ep_prev)
+        t->ep_prev->ep_next = t->ep_next;
+    else
+        ep->head = t->ep_next;
+    if (t->ep_next)
+        t->ep_next->ep_prev = t->ep_prev;
+    else
+        ep->tail = t->ep_prev;
+    t->ep_next = t->ep_prev = NULL;
+    t->blocked_on = NULL;
+    if (!ep->head)
+        ep->state = EP_IDLE;
+}
+
+/* ---- Transfer. */
+
+/* Where a received cap goes: the receiver's receive slot, if it names an empty slot. */
+static struct cte *receive_slot(struct tcb *r, struct ipc_buffer *rbuf)
+{
+    const struct cap *root = &r->slots[TCB_SLOT_CSPACE].cap;
+    struct lookup_result lr;
+
+    if (!rbuf || rbuf->receive_depth == 0)
+        return NULL;
+    if (rbuf->receive_cnode) {
+        lr = cspace_lookup_cap(r, rbuf->receive_cnode);
+        if (lr.failure || lr.slot->cap.type != CAP_CNODE)
+            return NULL;
+        root = &lr.slot->cap;
+    }
+    lr = cspace_lookup_slot(root, rbuf->receive_index, (unsigned)rbuf->receive_depth);
+    if (lr.failure || !cap_is_null(&lr.slot->cap))
+        return NULL;
+    return lr.slot;
+}
+
+/*
+ * Capabilities in a message: an endpoint cap naming the endpoint the
+ * message goes through is unwrapped (its badge delivered in badges[i]);
+ * the first other one is copied into the receive slot if the sender may
+ * grant.  Caps that cannot be delivered end the list.  Returns the msginfo
+ * fields (extra caps delivered, unwrapped mask).
+ */
+static void transfer_caps(struct tcb *s, struct ipc_buffer *sbuf, struct tcb *r,
+                          struct ipc_buffer *rbuf, unsigned ncaps, bool grant,
+                          const struct endpoint *ep, unsigned *delivered, unsigned *unwrapped)
+{
+    struct cte *dest = NULL;
+    bool dest_looked_up = false;
+
+    *delivered = 0;
+    *unwrapped = 0;
+    if (!sbuf || !rbuf)
+        return;
+    for (unsigned i = 0; i < ncaps; i++) {
+        struct lookup_result lr = cspace_lookup_cap(s, sbuf->caps[i]);
+        if (lr.failure)
+            return;
+        struct cap *c = &lr.slot->cap;
+        if (c->type == CAP_ENDPOINT && c->obj == ep && ep) {
+            rbuf->badges[i] = c->badge;
+            *unwrapped |= 1u << i;
+            (*delivered)++;
+            continue;
+        }
+        if (!grant)
+            return;
+        if (!dest_looked_up) {
+            dest = receive_slot(r, rbuf);
+            dest_looked_up = true;
+        }
+        if (!dest || c->type == CAP_REPLY || c->type == CAP_IRQ_CONTROL ||
+            c->type == CAP_PAGE_TABLE || (c->type == CAP_UNTYPED && cdt_has_children(lr.slot)))
+            return;
+        struct cap copy = *c;
+        if (copy.type == CAP_FRAME) {
+            copy.flags &= (uint8_t)~CAPF_MAPPED;
+            copy.asid = 0;
+            copy.asid_gen = 0;
+            copy.mapped_vaddr = 0;
+        }
+        cte_insert_child(lr.slot, dest, copy);
+        rbuf->badges[i] = 0;
+        dest = NULL;    /* one receive slot: later caps other than unwrapped ones stop here */
+        (*delivered)++;
+    }
+}
+
+static void transfer(struct tcb *s, struct tcb *r, word_t badge, bool grant, struct endpoint *ep)
+{
+    struct ipc_buffer *sbuf = tcb_ipc_buffer(s), *rbuf = tcb_ipc_buffer(r);
+    word_t mi, label;
+    unsigned len, delivered = 0, unwrapped = 0;
+
+    if (s->blocked_flags & IPCF_FAULT) {
+        label = s->fault_type;
+        len = MIN(4u, mr_capacity(rbuf));
+        for (unsigned i = 0; i < len; i++)
+            set_mr(r, rbuf, i, s->fault[i]);
+    } else {
+        mi = arch_get_reg(&s->context, ABI_MSGINFO);
+        label = msginfo_label(mi);
+        len = (unsigned)MIN(msginfo_length(mi), (word_t)MIN(mr_capacity(sbuf), mr_capacity(rbuf)));
+        for (unsigned i = 0; i < len; i++)
+            set_mr(r, rbuf, i, get_mr(s, sbuf, i));
+        transfer_caps(s, sbuf, r, rbuf, (unsigned)msginfo_extra_caps(mi), grant, ep,
+                      &delivered, &unwrapped);
+    }
+    arch_set_reg(&r->context, ABI_MSGINFO, msginfo_new(label, unwrapped, delivered, len));
+    arch_set_reg(&r->context, ABI_BADGE, badge);
+    arch_set_reg(&r->context, ABI_STATUS, E_OK);
+}
+
+void ipc_transfer(struct tcb *sender, struct tcb *receiver, word_t badge, bool grant)
+{
+    transfer(sender, receiver, badge, grant, NULL);
+}
+
+static uint8_t send_flags(const struct cap *cap, bool is_call)
+{
+    uint8_t f = is_call ? IPCF_CALL : 0;
+    if (cap->rights & RIGHT_GRANT)
+        f |= IPCF_GRANT;
+    if (cap->rights & RIGHT_GRANT_REPLY)
+        f |= IPCF_GRANT_REPLY;
+    return f;
+}
+
+/* A sender whose message was taken: a Call or a fault waits for the reply, a Send goes on. */
+static void complete_send(struct tcb *s, struct tcb *r)
+{
+    if (s->blocked_flags & (IPCF_CALL | IPCF_FAULT)) {
+        reply_setup(s, r, (s->blocked_flags & IPCF_GRANT) != 0);
+        s->state = TS_BLOCKED_REPLY;
+        sched_dequeue(s);
+    } else {
+        arch_set_reg(&s->context, ABI_STATUS, E_OK);
+        sched_wake(s);
+    }
+}
+
+static void lock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
+{
+    struct object_lock *locks[4] = {
+        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
+    };
+    object_locks_acquire(locks, 4);
+}
+
+static void unlock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
+{
+    struct object_lock *locks[4] = {
+        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
+    };
+    object_locks_release(locks, 4);
+}
+
+/* The thread at the head of ep's queue if the queue holds `state` waiters. */
+static struct tcb *peek(struct endpoint *ep, enum endpoint_state state)
+{
+    struct tcb *h = __atomic_load_n(&ep->head, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ep->state, __ATOMIC_RELAXED) == state ? h : NULL;
+}
+
+static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t flags, bool blocking)
+{
+    struct tcb *r;
+
+    for (;;) {
+        r = peek(ep, EP_RECV);
+        lock_ipc(ep, s, r);
+        if (peek(ep, EP_RECV) == r)
+            break;
+        unlock_ipc(ep, s, r);
+    }
+    s->blocked_flags = flags;
+    if (r) {
+        endpoint_dequeue(ep, r);
+        transfer(s, r, badge, (flags & IPCF_GRANT) != 0, ep);
+        r->state = TS_RUNNING;
+        complete_send(s, r);
+        sched_wake(r);
+    } else if (blocking) {
+        s->state = TS_BLOCKED_SEND;
+        s->blocked_on = ep;
+        s->blocked_badge = badge;
+        sched_dequeue(s);
+        ep_append(ep, s);
+        ep->state = EP_SEND;
+    } else {
+        s->blocked_flags = 0;
+        arch_set_reg(&s->context, ABI_STATUS, E_OK);
+    }
+    unlock_ipc(ep, s, r);
+}
+
+void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
+                   bool blocking, bool is_call)
+{
+    do_send(sender, ep, cap->badge, send_flags(cap, is_call), blocking);
+}
+
+void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge)
+{
+    do_send(t, ep, badge, IPCF_FAULT | IPCF_GRANT_REPLY, true);
+}
+
+void endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap, bool blocking)
+{
+    struct tcb *s;
+    (void)cap;
+
+    for (;;) {
+        s = peek(ep, EP_SEND);
+        lock_ipc(ep, r, s);
+        if (peek(ep, EP_SEND) == s)
+            break;
+        unlock_ipc(ep, r, s);
+    }
+    if (s) {
+        endpoint_dequeue(ep, s);
+        transfer(s, r, s->blocked_badge, (s->blocked_flags & IPCF_GRANT) != 0, ep);
+        complete_send(s, r);
+    } else if (blocking) {
+        r->state = TS_BLOCKED_RECV;
+        r->blocked_on = ep;
+        sched_dequeue(r);
+        ep_append(ep, r);
+        ep->state = EP_RECV;
+    } else {
+        arch_set_reg(&r->context, ABI_STATUS, E_WOULD_BLOCK);
+        arch_set_reg(&r->context, ABI_MSGINFO, 0);
+    }
+    unlock_ipc(ep, r, s);
+}
+
+/* ---- Cancelling. */
+
+/*
+ * Take t out of the IPC it is blocked in.  It becomes runnable again and
+ * re-executes its system call (a fault message is simply sent again).
+ * Caller holds the lock exclusively (ENTRY_GENERAL) or t's locks.
+ */
+void ipc_cancel(struct tcb *t)
+{
+    switch (t->state) {
+    case TS_BLOCKED_SEND:
+    case TS_BLOCKED_RECV:
+        endpoint_dequeue(t->blocked_on, t);
+        break;
+    case TS_BLOCKED_NOTIFICATION:
+        notification_cancel_wait(t->blocked_on, t);
+        break;
+    case TS_BLOCKED_REPLY:
+        reply_cancel(t);
+        break;
+    default:
+        return;
+    }
+    if (!(t->blocked_flags & IPCF_FAULT))
+        arch_context_restart_syscall(&t->context);
+    t->blocked_flags = 0;
+    t->state = TS_RESTART;
+}
+
+void endpoint_cancel_all(struct endpoint *ep)
+{
+    while (ep->head) {
+        struct tcb *t = ep->head;
+        ipc_cancel(t);
+        sched_wake(t);
+    }
+    ep->state = EP_IDLE;
+}
+
+void endpoint_cancel_badged(struct endpoint *ep, word_t badge)
+{
+    struct tcb *t = ep->head, *next;
+
+    if (ep->state != EP_SEND)
+        return;
+    for (; t; t = next) {
+        next = t->ep_next;
+        if (t->blocked_badge == badge) {
+            ipc_cancel(t);
+            sched_wake(t);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/*
+ * Endpoints: synchronous rendezvous IPC with badges and capability transfer.
+ * A queue holds either senders or receivers, never both, in FIFO order.
+ *
+ * Under LOCK=fine every field is protected by the endpoint's object lock
+ * [e], taken together with the locks of the TCBs involved.
+ */
+#ifndef KERNEL_ENDPOINT_H
+#define KERNEL_ENDPOINT_H
+
+#include "types.h"
+#include "tcb.h"
+
+#define ENDPOINT_BITS 6
+
+enum endpoint_state {
+    EP_IDLE = 0,
+    EP_SEND,    /* the queue holds blocked senders */
+    EP_RECV,    /* the queue holds blocked receivers */
+};
+
+struct endpoint {
+    struct object_lock lock;
+    word_t state;               /* [e] enum endpoint_state */
+    struct tcb *head;           /* [e] */
+    struct tcb *tail;           /* [e] */
+};
+
+_Static_assert(sizeof(struct endpoint) <= (1u << ENDPOINT_BITS), "an endpoint fits its object size");
+
+struct invocation;
+
+/* System calls on an endpoint cap (kernel/endpoint.c). */
+void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
+                   bool blocking, bool is_call);
+void endpoint_receive(struct tcb *receiver, struct endpoint *ep, const struct cap *cap, bool blocking);
+
+/* Deliver a fault of `t` to the endpoint (as a blocking Call). */
+void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge);
+
+/* Take a thread out of whatever IPC it is blocked in; it restarts its system call. */
+void ipc_cancel(struct tcb *t);
+
+/* The endpoint is being destroyed: every waiter restarts (and sees the cap gone). */
+void endpoint_cancel_all(struct endpoint *ep);
+
+/* Threads blocked sending with `badge` restart (badged caps revoked). */
+void endpoint_cancel_badged(struct endpoint *ep, word_t badge);
+
+/* Remove t from ep's queue (caller holds [e] and [t]). */
+void endpoint_dequeue(struct endpoint *ep, struct tcb *t);
+
+/* Message transfer between two threads (kernel/endpoint.c): registers, buffer, caps, badge. */
+void ipc_transfer(struct tcb *sender, struct tcb *receiver, word_t badge, bool grant);
+
+#endif

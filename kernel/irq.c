@@ -1,0 +1,112 @@
+/*
+ * IRQ control and IRQ handlers.
+ *
+ *   IRQControl Get       MR0 irq, MR1 dest index, MR2 dest depth; extra 0 the dest CSpace root
+ *   IRQHandler SetNotification  extra 0 a notification cap (with write right)
+ *   IRQHandler Ack       unmask the IRQ (it was masked when delivered)
+ *   IRQHandler Clear     forget the notification
+ *
+ * The table is protected by the write side under LOCK=fine, except that
+ * irq_deliver reads it on the read side (entries only change on the write side).
+ */
+#include "irq.h"
+#include "core.h"
+#include "cspace.h"
+#include "invocation.h"
+#include "notification.h"
+#include "printf.h"
+#include <arch.h>
+
+struct irq_entry {
+    uint8_t state;                  /* enum irq_state */
+    struct notification *ntfn;
+    word_t badge;
+};
+
+static struct irq_entry irq_table[IRQ_MAX];
+
+void irq_deliver(unsigned irq)
+{
+    if (irq >= IRQ_MAX)
+        return;
+    struct irq_entry *e = &irq_table[irq];
+    /* Masked until the user handler acknowledges it. */
+    core_defer_irq(irq, IRQ_OP_MASK_ACK);
+    if (e->state == IRQ_HANDLER_ISSUED && e->ntfn)
+        notification_signal(e->ntfn, e->badge);
+}
+
+void irq_handler_finalise(unsigned irq)
+{
+    if (irq >= IRQ_MAX)
+        return;
+    irq_table[irq].state = IRQ_INACTIVE;
+    irq_table[irq].ntfn = NULL;
+    core_defer_irq(irq, IRQ_OP_MASK);
+}
+
+void irq_forget_notification(struct notification *n)
+{
+    for (unsigned i = 0; i < IRQ_MAX; i++) {
+        if (irq_table[i].ntfn == n)
+            irq_table[i].ntfn = NULL;
+    }
+}
+
+enum status decode_irq_control_invocation(struct invocation *inv)
+{
+    if (inv->label != IRQ_CONTROL_GET)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    if (inv->length < 3 || inv->nextra < 1)
+        return E_TRUNCATED_MESSAGE;
+    word_t irq = inv_mr(inv, 0);
+    if (irq >= arch_irq_count() || irq >= IRQ_MAX)
+        return inv_error(inv, E_RANGE, 0, MIN(arch_irq_count(), IRQ_MAX) - 1);
+    if (arch_irq_reserved((unsigned)irq))
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+    if (irq_table[irq].state != IRQ_INACTIVE)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    if (inv->extra[0]->cap.type != CAP_CNODE)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    struct lookup_result r = cspace_lookup_slot(&inv->extra[0]->cap, inv_mr(inv, 1),
+                                                (unsigned)inv_mr(inv, 2));
+    if (r.failure)
+        return inv_error(inv, E_FAILED_LOOKUP, r.failure, 1);
+    if (!cap_is_null(&r.slot->cap))
+        return E_DELETE_FIRST;
+    struct cap c = cap_null();
+    c.type = CAP_IRQ_HANDLER;
+    c.irq = irq;
+    c.rights = RIGHTS_ALL;
+    irq_table[irq].state = IRQ_HANDLER_ISSUED;
+    irq_table[irq].ntfn = NULL;
+    cte_insert_child(inv->slot, r.slot, c);
+    return E_OK;
+}
+
+enum status decode_irq_handler_invocation(struct invocation *inv)
+{
+    unsigned irq = (unsigned)inv->cap.irq;
+
+    switch (inv->label) {
+    case IRQ_HANDLER_ACK:
+        core_defer_irq(irq, IRQ_OP_UNMASK);
+        return E_OK;
+    case IRQ_HANDLER_SET_NOTIFICATION: {
+        if (inv->nextra < 1)
+            return E_TRUNCATED_MESSAGE;
+        const struct cap *n = &inv->extra[0]->cap;
+        if (n->type != CAP_NOTIFICATION || !(n->rights & RIGHT_WRITE))
+            return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+        irq_table[irq].ntfn = n->obj;
+        irq_table[irq].badge = n->badge;
+        core_defer_irq(irq, IRQ_OP_UNMASK);
+        return E_OK;
+    }
+    case IRQ_HANDLER_CLEAR:
+        irq_table[irq].ntfn = NULL;
+        return E_OK;
+    default:
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    }
+}

@@ -1,0 +1,28 @@
+/*
+ * Device interrupts delivered to user level.  Each IRQ has a kernel slot
+ * holding the notification cap it signals (set by IRQHandler
+ * SetNotification).  A delivered IRQ stays masked until the handler's
+ * holder calls Ack.
+ */
+#ifndef KERNEL_IRQ_H
+#define KERNEL_IRQ_H
+
+#include "types.h"
+#include "cap.h"
+
+#define IRQ_MAX 256
+
+enum irq_state {
+    IRQ_INACTIVE = 0,
+    IRQ_HANDLER_ISSUED,     /* a handler cap exists */
+};
+
+/* Handle a device IRQ on this core (under the kernel lock). */
+void irq_deliver(unsigned irq);
+/* The last handler cap for irq was deleted. */
+void irq_handler_finalise(unsigned irq);
+/* A notification is being destroyed: no IRQ may signal it any more. */
+struct notification;
+void irq_forget_notification(struct notification *n);
+
+#endif

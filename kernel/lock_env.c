@@ -1,0 +1,26 @@
+/* What the lock layer needs from the kernel (lock/lock.h). */
+#include "core.h"
+#include "printf.h"
+#include <arch.h>
+#include <lock.h>
+
+/* Spinning for the kernel lock: keep serving requests the holder may be waiting for. */
+void kernel_lock_wait_hook(void)
+{
+    core_serve_mailbox();
+}
+
+unsigned lock_env_core_id(void)
+{
+    return arch_core_id();
+}
+
+uint64_t lock_env_cycles(void)
+{
+    return arch_cycles();
+}
+
+_Noreturn void lock_panic(const char *msg)
+{
+    panic("lock: %s", msg);
+}

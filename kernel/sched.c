@@ -1,0 +1,232 @@
+/*
+ * Per-core priority scheduling: 256 FIFO queues per core and a two-level
+ * bitmap, so the highest ready priority is found with two bit scans.
+ *
+ * Locking: every function touching core X's queues expects X's
+ * `sched_lock` held (LOCK=fine; the write side of the big-reader lock also
+ * suffices); the BKL and RTM variants hold the big lock throughout.
+ */
+#include "sched.h"
+#include "core.h"
+#include "printf.h"
+#include "vspace.h"
+
+static inline unsigned ctz_word(word_t w)
+{
+    return (unsigned)__builtin_ctzl(w);
+}
+
+static inline unsigned msb_word(word_t w)
+{
+    return (unsigned)(WORD_BITS - 1 - (unsigned)__builtin_clzl(w));
+}
+
+static void bitmap_set(struct core *c, unsigned prio)
+{
+    unsigned l1 = prio / WORD_BITS;
+    c->ready_l2[l1] |= BIT(prio % WORD_BITS);
+    c->ready_l1 |= BIT(l1);
+}
+
+static void bitmap_clear(struct core *c, unsigned prio)
+{
+    unsigned l1 = prio / WORD_BITS;
+    c->ready_l2[l1] &= ~BIT(prio % WORD_BITS);
+    if (c->ready_l2[l1] == 0)
+        c->ready_l1 &= ~BIT(l1);
+}
+
+int sched_highest(unsigned core)
+{
+    struct core *c = &cores[core];
+    if (c->ready_l1 == 0)
+        return -1;
+    unsigned l1 = msb_word(c->ready_l1);
+    return (int)(l1 * WORD_BITS + msb_word(c->ready_l2[l1]));
+}
+
+static void notify_core(unsigned core)
+{
+    if (core != arch_core_id())
+        core_defer_ipi(core);
+}
+
+void sched_enqueue(struct tcb *t)
+{
+    struct core *c = &cores[t->affinity];
+    struct ready_queue *q = &c->ready[t->priority];
+
+    assert(tcb_runnable(t));
+    if (t->in_ready_queue)
+        return;
+    t->sched_next = NULL;
+    t->sched_prev = q->tail;
+    if (q->tail)
+        q->tail->sched_next = t;
+    else
+        q->head = t;
+    q->tail = t;
+    t->in_ready_queue = 1;
+    bitmap_set(c, t->priority);
+    notify_core(t->affinity);
+}
+
+void sched_enqueue_front(struct tcb *t)
+{
+    struct core *c = &cores[t->affinity];
+    struct ready_queue *q = &c->ready[t->priority];
+
+    assert(tcb_runnable(t));
+    if (t->in_ready_queue)
+        return;
+    t->sched_prev = NULL;
+    t->sched_next = q->head;
+    if (q->head)
+        q->head->sched_prev = t;
+    else
+        q->tail = t;
+    q->head = t;
+    t->in_ready_queue = 1;
+    bitmap_set(c, t->priority);
+    notify_core(t->affinity);
+}
+
+void sched_dequeue(struct tcb *t)
+{
+    struct core *c = &cores[t->affinity];
+    struct ready_queue *q = &c->ready[t->priority];
+
+    if (!t->in_ready_queue)
+        return;
+    if (t->sched_prev)
+        t->sched_prev->sched_next = t->sched_next;
+    else
+        q->head = t->sched_next;
+    if (t->sched_next)
+        t->sched_next->sched_prev = t->sched_prev;
+    else
+        q->tail = t->sched_prev;
+    t->sched_next = t->sched_prev = NULL;
+    t->in_ready_queue = 0;
+    if (q->head == NULL)
+        bitmap_clear(c, t->priority);
+}
+
+void thread_set_state(struct tcb *t, enum thread_state s)
+{
+    t->state = (uint8_t)s;
+    if (!tcb_runnable(t))
+        sched_dequeue(t);
+}
+
+/*
+ * A thread became runnable.  On this core, a woken thread at least as
+ * important as the current one goes to the front of its queue, so that a
+ * server woken by a Call runs next (the caller has just blocked); elsewhere
+ * it queues at the tail and its core is told by IPI to reschedule.
+ */
+void sched_wake(struct tcb *t)
+{
+    struct tcb *cur = current_thread();
+
+    if (t->state != TS_RESTART)
+        t->state = TS_RUNNING;
+    if (t == cur && t->affinity == arch_core_id())
+        return;
+    if (t->affinity == arch_core_id() && (!tcb_runnable(cur) || t->priority >= cur->priority))
+        sched_enqueue_front(t);
+    else
+        sched_enqueue(t);
+}
+
+void sched_yield_current(void)
+{
+    struct core *c = my_core();
+    struct tcb *cur = c->current;
+
+    struct object_lock *qlock = &c->sched_lock;
+
+    if (cur == c->idle || !tcb_runnable(cur) || cur->affinity != arch_core_id())
+        return;
+    object_locks_acquire(&qlock, 1);
+    cur->timeslice = TIMESLICE_TICKS;
+    sched_enqueue(cur);
+    object_locks_release(&qlock, 1);
+}
+
+void sched_tick(void)
+{
+    struct core *c = my_core();
+    struct tcb *cur = c->current;
+
+    c->ticks++;
+    if (cur == c->idle || !tcb_runnable(cur))
+        return;
+    if (cur->timeslice > 1) {
+        cur->timeslice--;
+        return;
+    }
+    sched_yield_current();
+}
+
+/*
+ * Choose what this core runs next.  The current thread keeps the core if
+ * it is still runnable here and nothing of higher priority is ready; if
+ * something is, it goes back to the front of its queue (it keeps its place).
+ */
+void schedule(void)
+{
+    struct core *c = my_core();
+    unsigned me = arch_core_id();
+    struct tcb *cur = c->current;
+    bool cur_ok = cur != c->idle && tcb_runnable(cur) && cur->affinity == me &&
+                  !cur->in_ready_queue;
+    int h;
+    struct tcb *next;
+    struct object_lock *qlock = &c->sched_lock;
+
+    /* Other cores' IPC may be adding to our queues (LOCK=fine, read side). */
+    object_locks_acquire(&qlock, 1);
+    h = sched_highest(me);
+    if (cur_ok && (h < 0 || cur->priority >= (unsigned)h)) {
+        next = cur;
+    } else {
+        if (cur_ok)
+            sched_enqueue_front(cur);
+        h = sched_highest(me);
+        if (h < 0) {
+            next = c->idle;
+        } else {
+            next = c->ready[h].head;
+            sched_dequeue(next);
+        }
+    }
+    if (next != c->idle && next->timeslice == 0)
+        next->timeslice = TIMESLICE_TICKS;
+    c->current = next;
+    object_locks_release(&qlock, 1);
+    if (next != c->idle)
+        vspace_switch_to(next);
+}
+
+/*
+ * Make sure no core runs t any more (it is about to be freed or moved).
+ * Its own queue entry is dropped; a core running it switches to its idle
+ * thread, acknowledging before we continue (the caller holds the lock
+ * exclusively, so the other core's reply never needs it).
+ */
+void sched_evict(struct tcb *t)
+{
+    unsigned core = t->affinity;
+    struct core *c = &cores[core];
+
+    sched_dequeue(t);
+    if (core == arch_core_id()) {
+        if (c->current == t)
+            c->current = c->idle;
+        return;
+    }
+    /* c->current changes only under the lock we hold, or by serving our own request. */
+    if (c->current == t)
+        core_request(core, REQ_LEAVE_TCB, t, 0, 0, false);
+}

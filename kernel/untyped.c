@@ -1,0 +1,256 @@
+/*
+ * Untyped memory and object creation.
+ *
+ * Retype (MR0 type, MR1 size argument, MR2 node index, MR3 node depth,
+ * MR4 node offset, MR5 count; extra cap 0 the CSpace root the node is
+ * looked up in; node depth 0 means that root itself) carves `count`
+ * objects from the untyped's watermark and puts caps to them, children of
+ * the untyped cap, into consecutive empty slots.
+ *
+ * Memory is zeroed before objects are made from it.  An untyped cap keeps
+ * two marks (bytes from its start): free_index, below which memory is in
+ * use, and clear_index (stored in cap.asid_gen), below which memory is
+ * known to be zero once free.  Zeroing advances clear_index in chunks with
+ * a preemption point between chunks, so a preempted Retype makes progress
+ * each time it is restarted.  Revoking all children resets both marks.
+ */
+#include "untyped.h"
+#include "cdt.h"
+#include "cspace.h"
+#include "delete.h"
+#include "endpoint.h"
+#include "invocation.h"
+#include "notification.h"
+#include "printf.h"
+#include "tcb.h"
+#include "vspace.h"
+#include <arch.h>
+
+#define RETYPE_MAX_COUNT 256
+#define CLEAR_CHUNK_BITS 16     /* zero 64 KiB between preemption points */
+#define CNODE_MAX_RADIX  (WORD_BITS - CTE_BITS - 4)
+
+unsigned object_size_bits(unsigned type, unsigned user_bits)
+{
+    switch (type) {
+    case OBJ_UNTYPED:
+        return user_bits >= UNTYPED_MIN_BITS && user_bits <= UNTYPED_MAX_BITS ? user_bits : 0;
+    case OBJ_TCB:
+        return TCB_BITS;
+    case OBJ_ENDPOINT:
+        return ENDPOINT_BITS;
+    case OBJ_NOTIFICATION:
+        return NOTIFICATION_BITS;
+    case OBJ_CNODE:
+        return user_bits >= 1 && user_bits <= 20 ? user_bits + CTE_BITS : 0;
+    case OBJ_FRAME:
+        return PAGE_BITS;
+    case OBJ_LARGE_FRAME:
+        return LARGE_PAGE_BITS;
+    case OBJ_PAGE_TABLE:
+    case OBJ_VSPACE:
+        return arch_object_bits(type);
+    default:
+        return 0;
+    }
+}
+
+struct cap object_create(unsigned type, word_t paddr, unsigned user_bits, bool device)
+{
+    struct cap c = cap_null();
+    void *obj = arch_phys_to_virt(paddr);
+
+    switch (type) {
+    case OBJ_UNTYPED:
+        c.type = CAP_UNTYPED;
+        c.paddr = paddr;
+        c.size_bits = (uint8_t)user_bits;
+        c.flags = device ? CAPF_DEVICE : 0;
+        c.free_index = 0;
+        /* Fresh memory from a parent's retype was zeroed by that retype. */
+        c.asid_gen = device ? 0 : BIT(user_bits);
+        break;
+    case OBJ_TCB:
+        tcb_init(obj);
+        c.type = CAP_TCB;
+        c.obj = obj;
+        break;
+    case OBJ_ENDPOINT:
+        object_lock_init(&((struct endpoint *)obj)->lock);
+        c.type = CAP_ENDPOINT;
+        c.obj = obj;
+        c.rights = RIGHTS_ALL;
+        break;
+    case OBJ_NOTIFICATION:
+        object_lock_init(&((struct notification *)obj)->lock);
+        c.type = CAP_NOTIFICATION;
+        c.obj = obj;
+        c.rights = RIGHT_READ | RIGHT_WRITE;
+        break;
+    case OBJ_CNODE:
+        c.type = CAP_CNODE;
+        c.obj = obj;
+        c.size_bits = (uint8_t)user_bits;
+        c.rights = RIGHTS_ALL;
+        break;
+    case OBJ_FRAME:
+    case OBJ_LARGE_FRAME:
+        c.type = CAP_FRAME;
+        c.paddr = paddr;
+        c.size_bits = type == OBJ_FRAME ? PAGE_BITS : LARGE_PAGE_BITS;
+        c.flags = device ? CAPF_DEVICE : 0;
+        c.rights = RIGHT_READ | RIGHT_WRITE;
+        break;
+    case OBJ_PAGE_TABLE:
+        c.type = CAP_PAGE_TABLE;
+        c.obj = obj;
+        break;
+    case OBJ_VSPACE:
+        arch_vspace_init_root(obj);
+        c.type = CAP_VSPACE;
+        c.obj = obj;
+        c.asid = (uint16_t)asid_alloc(obj);
+        break;
+    default:
+        panic("object_create: type %u", type);
+    }
+    return c;
+}
+
+/* The TCB's master reply cap is made with it, in its own slot. */
+void tcb_install_master_reply(struct tcb *t)
+{
+    struct cap r = cap_null();
+    r.type = CAP_REPLY;
+    r.obj = t;
+    r.flags = CAPF_MASTER;
+    r.rights = RIGHTS_ALL;
+    /*
+     * Outside the global CDT list: the master and the one reply cap made
+     * from it form a private list, so IPC (the read side under LOCK=fine)
+     * links and unlinks reply caps touching only the two TCBs it has locked.
+     */
+    struct cte *m = &t->slots[TCB_SLOT_REPLY];
+    m->cap = r;
+    m->cdt_prev = m->cdt_next = NULL;
+    m->cdt_depth = 0;
+}
+
+static unsigned asids_free(void)
+{
+    unsigned n = 0;
+    for (unsigned i = 1; i < ASID_COUNT; i++)
+        n += asid_table[i].root == NULL;
+    return n;
+}
+
+enum status decode_untyped_invocation(struct invocation *inv)
+{
+    struct cap *ut = &inv->slot->cap;
+
+    if (inv->label != UNTYPED_RETYPE)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    if (inv->length < 6 || inv->nextra < 1)
+        return E_TRUNCATED_MESSAGE;
+
+    word_t type = inv_mr(inv, 0), user_bits = inv_mr(inv, 1);
+    word_t node_index = inv_mr(inv, 2), node_depth = inv_mr(inv, 3);
+    word_t offset = inv_mr(inv, 4), count = inv_mr(inv, 5);
+
+    if (type >= OBJ_TYPE_COUNT)
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+    if (user_bits >= WORD_BITS)
+        return inv_error(inv, E_RANGE, 0, WORD_BITS - 1);
+    unsigned obj_bits = object_size_bits((unsigned)type, (unsigned)user_bits);
+    if (obj_bits == 0)
+        return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
+    if (count < 1 || count > RETYPE_MAX_COUNT)
+        return inv_error(inv, E_RANGE, 1, RETYPE_MAX_COUNT);
+    if ((ut->flags & CAPF_DEVICE) && type != OBJ_FRAME && type != OBJ_LARGE_FRAME &&
+        type != OBJ_UNTYPED)
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+
+    /* The destination CNode. */
+    const struct cap *root = &inv->extra[0]->cap;
+    const struct cap *node;
+    if (root->type != CAP_CNODE)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    if (node_depth == 0) {
+        node = root;
+    } else {
+        struct lookup_result r = cspace_lookup_slot(root, node_index, (unsigned)node_depth);
+        if (r.failure)
+            return inv_error(inv, E_FAILED_LOOKUP, r.failure, 2);
+        if (r.slot->cap.type != CAP_CNODE)
+            return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+        node = &r.slot->cap;
+    }
+    word_t slots = BIT(node->size_bits);
+    if (offset >= slots || count > slots - offset)
+        return inv_error(inv, E_RANGE, 0, slots - 1);
+    struct cte *dest = cnode_slots(node) + offset;
+    for (word_t i = 0; i < count; i++) {
+        if (!cap_is_null(&dest[i].cap))
+            return E_DELETE_FIRST;
+    }
+
+    /*
+     * Where the objects go.  An untyped with no children starts over; one
+     * with children may not have an untyped copy of itself among them (two
+     * caps would hand out the same memory).
+     */
+    bool reset = !cdt_has_children(inv->slot);
+    if (!reset) {
+        for (struct cte *c = cdt_first_child(inv->slot); c && c->cdt_depth > inv->slot->cdt_depth;
+             c = c->cdt_next) {
+            if (c->cap.type == CAP_UNTYPED && c->cap.paddr == ut->paddr &&
+                c->cap.size_bits == ut->size_bits)
+                return E_REVOKE_FIRST;
+        }
+    }
+    word_t size = BIT(ut->size_bits);
+    word_t used = reset ? 0 : ut->free_index;
+    word_t start = ALIGN_UP(ut->paddr + used, obj_bits) - ut->paddr;
+    if (obj_bits > ut->size_bits || start > size || ((size - start) >> obj_bits) < count)
+        return inv_error(inv, E_NOT_ENOUGH_MEMORY, start >= size ? 0 : size - start, 0);
+    if (type == OBJ_VSPACE && asids_free() < count)
+        return inv_error(inv, E_NOT_ENOUGH_MEMORY, 0, 0);
+    word_t end = start + (count << obj_bits);
+
+    /* Zero what is not known to be zero, with preemption points; progress is kept in the cap. */
+    if (!(ut->flags & CAPF_DEVICE)) {
+        if (reset && ut->free_index != 0) {
+            /* Memory below the old watermark was used: no longer known to be zero. */
+            if (ut->asid_gen > 0)
+                ut->asid_gen = 0;
+            ut->free_index = 0;
+        }
+        word_t clear = ut->asid_gen;
+        if (clear < used)
+            clear = used;
+        while (clear < end) {
+            word_t chunk_end = MIN(end, ALIGN_UP(clear + 1, CLEAR_CHUNK_BITS));
+            memset(arch_phys_to_virt(ut->paddr + clear), 0, chunk_end - clear);
+            clear = chunk_end;
+            ut->asid_gen = clear;
+            if (clear < end && preemption_point())
+                return STATUS_PREEMPTED;
+        }
+    } else if (reset) {
+        ut->free_index = 0;
+    }
+
+    /* Execute: cannot fail from here. */
+    for (word_t i = 0; i < count; i++) {
+        word_t paddr = ut->paddr + start + (i << obj_bits);
+        struct cap c = object_create((unsigned)type, paddr, (unsigned)user_bits,
+                                     (ut->flags & CAPF_DEVICE) != 0);
+        cte_insert_child(inv->slot, &dest[i], c);
+        if (type == OBJ_TCB)
+            tcb_install_master_reply(dest[i].cap.obj);
+    }
+    ut->free_index = end;
+    if (ut->asid_gen < end)
+        ut->asid_gen = end;
+    return E_OK;
+}

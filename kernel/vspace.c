@@ -1,0 +1,263 @@
+/*
+ * Address spaces, generic part: ASIDs, loading, TLB shootdown, Frame and
+ * PageTable invocations (see vspace.h).
+ *
+ *   Frame Map        MR0 vaddr, MR1 rights, MR2 attributes; extra 0 the VSpace
+ *   Frame Unmap      -
+ *   Frame GetAddress -> MR0 physical address
+ *   PageTable Map    MR0 vaddr; extra 0 the VSpace
+ *   PageTable Unmap  -
+ */
+#include "vspace.h"
+#include "core.h"
+#include "invocation.h"
+#include "printf.h"
+#include <arch.h>
+
+struct asid_entry asid_table[ASID_COUNT];
+static unsigned asid_next = 1;
+
+unsigned asid_alloc(void *root)
+{
+    for (unsigned i = 0; i < ASID_COUNT - 1; i++) {
+        unsigned a = asid_next;
+        asid_next = asid_next + 1 == ASID_COUNT ? 1 : asid_next + 1;
+        if (asid_table[a].root == NULL) {
+            asid_table[a].root = root;
+            coreset_clear_all(&asid_table[a].loaded);
+            return a;
+        }
+    }
+    return 0;
+}
+
+void *tcb_vspace_root(struct tcb *t, unsigned *asid)
+{
+    const struct cap *c = &t->slots[TCB_SLOT_VSPACE].cap;
+    if (c->type != CAP_VSPACE || c->asid == 0) {
+        *asid = 0;
+        return NULL;
+    }
+    *asid = c->asid;
+    return c->obj;
+}
+
+void vspace_switch_to(struct tcb *t)
+{
+    struct core *c = my_core();
+    unsigned asid;
+    void *root = tcb_vspace_root(t, &asid);
+    word_t paddr = root ? arch_virt_to_phys(root) : 0;
+
+    if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
+        return;
+    if (asid) {
+        /* Each core adds only itself; the shootdown reads it under the exclusive lock. */
+        __atomic_fetch_or(&asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS],
+                          BIT(arch_core_id() % WORD_BITS), __ATOMIC_RELAXED);
+    }
+    core_defer_vspace_load(paddr, asid);
+}
+
+/* Run `kind` on every core that has loaded asid (this core directly). */
+static void for_loaded_cores(unsigned asid, enum core_request_kind kind, word_t vaddr, bool whole)
+{
+    for (unsigned core = 0; core < ncores_online; core++) {
+        if (!coreset_has(&asid_table[asid].loaded, core))
+            continue;
+        core_request(core, kind, NULL, asid, vaddr, whole);
+    }
+}
+
+void vspace_tlb_shootdown(unsigned asid, word_t vaddr, bool whole)
+{
+    for_loaded_cores(asid, REQ_TLB_FLUSH, vaddr, whole);
+}
+
+/* The VSpace of a cap mapped at (asid, gen), if it still exists. */
+static void *mapped_root(const struct cap *c)
+{
+    if (!(c->flags & CAPF_MAPPED) || c->asid == 0 || c->asid >= ASID_COUNT)
+        return NULL;
+    if (asid_table[c->asid].root == NULL || asid_table[c->asid].gen != c->asid_gen)
+        return NULL;
+    return asid_table[c->asid].root;
+}
+
+static void frame_unmap(struct cap *c)
+{
+    void *root = mapped_root(c);
+    bool large = c->size_bits != PAGE_BITS;
+    word_t paddr;
+    bool writable;
+
+    /* Only if the entry still maps this frame (a table may have been removed and replaced). */
+    if (root && arch_user_translate(root, c->mapped_vaddr, &paddr, &writable) &&
+        (paddr & ~MASK(c->size_bits)) == c->paddr) {
+        arch_frame_unmap(root, c->mapped_vaddr, large);
+        vspace_tlb_shootdown(c->asid, c->mapped_vaddr, false);
+    }
+    c->flags &= (uint8_t)~CAPF_MAPPED;
+    c->asid = 0;
+    c->asid_gen = 0;
+    c->mapped_vaddr = 0;
+}
+
+static void page_table_unmap(struct cap *c)
+{
+    void *root = mapped_root(c);
+
+    if (root && arch_pt_lookup(root, c->mapped_vaddr, c->level) == arch_virt_to_phys(c->obj)) {
+        arch_pt_remove(root, c->mapped_vaddr, c->level);
+        vspace_tlb_shootdown(c->asid, 0, true);
+    }
+    /* A table that is mapped again must not bring its old entries along. */
+    memset(c->obj, 0, BIT(arch_object_bits(OBJ_PAGE_TABLE)));
+    c->flags &= (uint8_t)~CAPF_MAPPED;
+    c->asid = 0;
+    c->asid_gen = 0;
+    c->mapped_vaddr = 0;
+    c->level = 0;
+}
+
+void frame_finalise(const struct cap *c)
+{
+    struct cap copy = *c;
+    if (copy.flags & CAPF_MAPPED)
+        frame_unmap(&copy);
+}
+
+void page_table_finalise(const struct cap *c)
+{
+    struct cap copy = *c;
+    if (copy.flags & CAPF_MAPPED)
+        page_table_unmap(&copy);
+}
+
+void vspace_finalise(const struct cap *c)
+{
+    unsigned asid = c->asid;
+
+    if (asid == 0 || asid >= ASID_COUNT || asid_table[asid].root != c->obj)
+        return;
+    /* Every core that may run on it or cache it leaves it before the memory can be reused. */
+    for_loaded_cores(asid, REQ_LEAVE_VSPACE, 0, true);
+    asid_table[asid].root = NULL;
+    asid_table[asid].gen++;
+    coreset_clear_all(&asid_table[asid].loaded);
+}
+
+static enum status get_vspace(struct invocation *inv, void **root, unsigned *asid)
+{
+    if (inv->nextra < 1)
+        return E_TRUNCATED_MESSAGE;
+    const struct cap *v = &inv->extra[0]->cap;
+    if (v->type != CAP_VSPACE || v->asid == 0 || asid_table[v->asid].root != v->obj)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    *root = v->obj;
+    *asid = v->asid;
+    return E_OK;
+}
+
+enum status decode_frame_invocation(struct invocation *inv)
+{
+    struct cap *c = &inv->slot->cap;
+    bool large = c->size_bits != PAGE_BITS;
+
+    switch (inv->label) {
+    case FRAME_MAP: {
+        void *root;
+        unsigned asid;
+        enum status s;
+        if (inv->length < 3)
+            return E_TRUNCATED_MESSAGE;
+        if ((s = get_vspace(inv, &root, &asid)))
+            return s;
+        word_t vaddr = inv_mr(inv, 0), rights = inv_mr(inv, 1) & c->rights, attrs = inv_mr(inv, 2);
+        if (c->flags & CAPF_MAPPED)
+            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+        if (!IS_ALIGNED(vaddr, c->size_bits))
+            return inv_error(inv, E_ALIGNMENT, 0, 0);
+        if (vaddr >= USER_TOP || USER_TOP - vaddr < BIT(c->size_bits))
+            return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+        if (!(rights & RIGHT_READ))
+            return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
+        if (attrs & ~(word_t)(VM_UNCACHED | VM_EXECUTE_NEVER))
+            return inv_error(inv, E_INVALID_ARGUMENT, 2, 0);
+        unsigned missing = arch_pt_missing_level(root, vaddr, large);
+        if (missing)
+            return inv_error(inv, E_FAILED_LOOKUP, missing, 0);
+        if (!arch_frame_slot_free(root, vaddr, large))
+            return E_DELETE_FIRST;
+        if (c->flags & CAPF_DEVICE)
+            attrs |= VM_UNCACHED;
+        arch_frame_map(root, vaddr, c->paddr, large, (unsigned)rights, (unsigned)attrs);
+        c->flags |= CAPF_MAPPED;
+        c->asid = (uint16_t)asid;
+        c->asid_gen = asid_table[asid].gen;
+        c->mapped_vaddr = vaddr;
+        return E_OK;
+    }
+    case FRAME_UNMAP:
+        if (c->flags & CAPF_MAPPED)
+            frame_unmap(c);
+        return E_OK;
+    case FRAME_GET_ADDRESS:
+        inv_result(inv, 0, c->paddr);
+        return E_OK;
+    default:
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    }
+}
+
+enum status decode_page_table_invocation(struct invocation *inv)
+{
+    struct cap *c = &inv->slot->cap;
+
+    switch (inv->label) {
+    case PAGE_TABLE_MAP: {
+        void *root;
+        unsigned asid;
+        enum status s;
+        if (inv->length < 1)
+            return E_TRUNCATED_MESSAGE;
+        if ((s = get_vspace(inv, &root, &asid)))
+            return s;
+        word_t vaddr = inv_mr(inv, 0);
+        if (c->flags & CAPF_MAPPED)
+            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+        if (vaddr >= USER_TOP)
+            return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+        unsigned level = arch_pt_missing_level(root, vaddr, false);
+        if (level == 0)
+            return E_DELETE_FIRST;
+        arch_pt_install(root, vaddr, level, arch_virt_to_phys(c->obj));
+        c->flags |= CAPF_MAPPED;
+        c->asid = (uint16_t)asid;
+        c->asid_gen = asid_table[asid].gen;
+        c->mapped_vaddr = vaddr;
+        c->level = (uint8_t)level;
+        return E_OK;
+    }
+    case PAGE_TABLE_UNMAP:
+        if (c->flags & CAPF_MAPPED)
+            page_table_unmap(c);
+        return E_OK;
+    default:
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    }
+}
+
+enum status decode_vspace_invocation(struct invocation *inv)
+{
+    return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+}
+
+void vspace_boot_map(void *root, word_t vaddr, word_t paddr, unsigned rights,
+                     word_t (*alloc_table)(void))
+{
+    unsigned level;
+    while ((level = arch_pt_missing_level(root, vaddr, false)) != 0)
+        arch_pt_install(root, vaddr, level, alloc_table());
+    arch_frame_map(root, vaddr, paddr, false, rights, 0);
+}

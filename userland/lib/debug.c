@@ -1,0 +1,61 @@
+/*
+ * The debug system calls (docs/abi.md).  SYS_DEBUG_PUTS takes the byte
+ * count in MR0 and the bytes packed little-endian in MR1.., so one call
+ * carries at most (MSG_MAX_LENGTH - 1) * sizeof(word_t) bytes; longer text
+ * is split into several calls.
+ */
+#include <libc.h>
+#include <sys.h>
+
+#define PUTS_MAX ((MSG_MAX_LENGTH - 1) * sizeof(word_t))
+
+static void puts_chunk(const char *s, word_t len)
+{
+    word_t words = (len + sizeof(word_t) - 1) / sizeof(word_t);
+    struct msg m = { .info = msginfo_new(0, 0, 0, 1 + words) };
+    m.mr[0] = len;
+    for (word_t i = 0; i < words; i++) {
+        word_t w = 0;
+        for (word_t b = 0; b < sizeof(word_t) && i * sizeof(word_t) + b < len; b++)
+            w |= (word_t)(unsigned char)s[i * sizeof(word_t) + b] << (8 * b);
+        msg_set(&m, 1 + i, w);
+    }
+    sys_raw(SYS_DEBUG_PUTS, 0, &m);
+}
+
+void sys_debug_puts(const char *s, word_t len)
+{
+    while (len) {
+        word_t n = len < PUTS_MAX ? len : PUTS_MAX;
+        puts_chunk(s, n);
+        s += n;
+        len -= n;
+    }
+}
+
+_Noreturn void sys_debug_halt(word_t status)
+{
+    for (;;) {
+        struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { status } };
+        sys_raw(SYS_DEBUG_HALT, 0, &m);
+    }
+}
+
+word_t sys_debug_check(void)
+{
+    struct msg m = { 0 };
+    return sys_raw(SYS_DEBUG_CHECK, 0, &m);
+}
+
+word_t sys_debug_lockstats(word_t reset)
+{
+    struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { reset } };
+    return sys_raw(SYS_DEBUG_LOCKSTATS, 0, &m);
+}
+
+word_t sys_debug_core(void)
+{
+    struct msg m = { 0 };
+    sys_raw(SYS_DEBUG_CORE, 0, &m);
+    return m.mr[0];
+}

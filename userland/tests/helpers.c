@@ -1,0 +1,100 @@
+/* Helpers shared by the tests (test.h). */
+#include "test.h"
+
+cptr_t ep_new(void)   { return obj_new(OBJ_ENDPOINT, 0); }
+cptr_t ntfn_new(void) { return obj_new(OBJ_NOTIFICATION, 0); }
+
+cptr_t mint(cptr_t src, word_t rights, word_t badge)
+{
+    cptr_t s = slot_alloc();
+    if (s && cnode_mint(ROOT_SLOT_CNODE, s, ROOT_DEPTH, ROOT_SLOT_CNODE, src, ROOT_DEPTH, rights,
+                        badge) != E_OK) {
+        slot_free(s);
+        return 0;
+    }
+    return s;
+}
+
+cptr_t copy_cap(cptr_t src, word_t rights)
+{
+    cptr_t s = slot_alloc();
+    if (s && cnode_copy(ROOT_SLOT_CNODE, s, ROOT_DEPTH, ROOT_SLOT_CNODE, src, ROOT_DEPTH,
+                        rights) != E_OK) {
+        slot_free(s);
+        return 0;
+    }
+    return s;
+}
+
+struct thread *spawn_unstarted(word_t prio, word_t core, cptr_t fault_ep)
+{
+    struct thread *t = malloc(sizeof(*t));
+    if (!t) {
+        test_fail(__FILE__, __LINE__, "out of heap");
+        return NULL;
+    }
+    struct thread_opts o = { .prio = prio, .core = core, .fault_ep = fault_ep };
+    word_t st = thread_create(t, &o);
+    if (st != E_OK) {
+        test_fail(__FILE__, __LINE__, "thread_create: %s (detail %lu)", status_name(st),
+                  (unsigned long)invoke_last_detail(0));
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+struct thread *spawn(thread_fn fn, void *arg, word_t prio, word_t core, cptr_t fault_ep)
+{
+    struct thread *t = spawn_unstarted(prio, core, fault_ep);
+    if (!t)
+        return NULL;
+    word_t st = thread_start(t, fn, arg);
+    if (st != E_OK) {
+        test_fail(__FILE__, __LINE__, "thread_start: %s", status_name(st));
+        return NULL;
+    }
+    return t;
+}
+
+bool wait_eq(volatile word_t *p, word_t v, word_t rounds)
+{
+    for (word_t i = 0; i < rounds; i++) {
+        if (*p == v)
+            return true;
+        sys_yield();
+    }
+    return *p == v;
+}
+
+bool wait_ge(volatile word_t *p, word_t v, word_t rounds)
+{
+    for (word_t i = 0; i < rounds; i++) {
+        if (*p >= v)
+            return true;
+        sys_yield();
+    }
+    return *p >= v;
+}
+
+word_t recv_timeout(cptr_t ep, struct msg *m, word_t rounds)
+{
+    for (word_t i = 0; i < rounds; i++) {
+        word_t st = sys_nbrecv(ep, m);
+        if (st != E_WOULD_BLOCK)
+            return st;
+        sys_yield();
+    }
+    return E_WOULD_BLOCK;
+}
+
+void spin(word_t n)
+{
+    for (volatile word_t i = 0; i < n; i++)
+        ;
+}
+
+word_t ncores(void)
+{
+    return bootinfo->ncores ? bootinfo->ncores : 1;
+}
