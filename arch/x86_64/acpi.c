@@ -4,7 +4,6 @@
  * the RSDT or XSDT, and the MADT, which lists every CPU's local APIC ID, the
  * I/O APIC and the ISA interrupt overrides.
  */
-#include <arch/cpu.h>
 #include <arch/x86.h>
 
 #define MAPPED_LIMIT 0x100000000ul  /* tables must lie in the boot direct map */
@@ -42,7 +41,6 @@ struct __attribute__((packed)) madt {
 #define MADT_LAPIC          0
 #define MADT_IOAPIC         1
 #define MADT_ISO            2
-#define MADT_LAPIC_OVERRIDE 5
 #define MADT_X2APIC         9
 #define LAPIC_ENABLED       1u
 
@@ -140,7 +138,6 @@ void acpi_init(uint32_t boot_apic_id)
     struct acpi_info *a = &acpi_info;
     a->ncpus = 1;
     a->apic_ids[0] = boot_apic_id;
-    a->lapic_paddr = rdmsr(MSR_APIC_BASE) & ~0xffful;
     for (unsigned i = 0; i < 16; i++)
         a->isa_gsi[i] = i;      /* identity unless overridden */
 
@@ -173,9 +170,6 @@ void acpi_init(uint32_t boot_apic_id)
                 a->isa_gsi[e[3]] = rd32(e + 4);
                 a->isa_flags[e[3]] = rd16(e + 8);
             }
-            break;
-        case MADT_LAPIC_OVERRIDE:
-            a->lapic_paddr = rd32(e + 4) | (word_t)rd32(e + 8) << 32;
             break;
         default:
             break;

@@ -35,11 +35,6 @@ struct __attribute__((packed)) mb_module {
 
 static char cmdline[512];
 
-const char *x86_cmdline(void)
-{
-    return cmdline;
-}
-
 /* Remove [start, end) from a region list, splitting a region when needed. */
 static void regions_subtract(struct mem_region *r, unsigned *n, word_t start, word_t end)
 {

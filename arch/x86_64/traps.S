@@ -29,10 +29,6 @@ trap_stubs:
     .set vec, vec + 1
     .endr
 
-/* Frame offsets after the 15 register pushes. */
-#define F_VECTOR    (15 * 8)
-#define F_CS        (15 * 8 + 24)
-
 trap_common:
     testb $3, 24(%rsp)              /* CS of the interrupted code, above vector and error */
     jz 1f

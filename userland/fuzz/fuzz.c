@@ -259,7 +259,8 @@ int app_fuzz(void)
         fz[i].last_progress = arch_cycles();
     }
 
-    word_t total_faults = 0, next_report = calls / 10 + 1;
+    word_t total_faults = 0, next_report = calls / 10 + 1, last_sum = 0;
+    uint64_t last_sum_change = arch_cycles();
     for (;;) {
         struct msg m;
         word_t rs = sys_nbrecv(fault_ep, &m);
@@ -283,6 +284,18 @@ int app_fuzz(void)
                 fuzzer_restart(&fz[i], &cfgs[i]);
                 fz[i].last_progress = now;
             }
+        }
+        if (sum != last_sum) {
+            last_sum = sum;
+            last_sum_change = now;
+        } else if (now - last_sum_change > 8 * quiet) {
+            /* Nothing moves even after restarts: say who is stuck, once per period. */
+            for (word_t i = 0; i < n; i++)
+                printf("fuzz: stalled: thread %lu at %lu of %lu calls, %lu restarts, %lu faults\n",
+                       (unsigned long)i, (unsigned long)fz[i].stats->calls,
+                       (unsigned long)cfgs[i].calls, (unsigned long)fz[i].restarts,
+                       (unsigned long)fz[i].faults);
+            last_sum_change = now;
         }
         if (sum >= next_report) {
             printf("fuzz: %lu of %lu calls, %lu faults\n", (unsigned long)sum, (unsigned long)calls,

@@ -3,9 +3,11 @@
  * while the core runs in the kernel (SWAPGS on every entry from and exit to
  * user mode), so arch_core_id() and the entry code reach it with one %gs load.
  *
- * Each entry is written only by its own core, except `ipi_received`, which
- * the boot IPI round's handler increments on its own core and the boot core
- * reads (release/acquire pairs are noted there).
+ * Each entry is written only by its own core once that core runs (the boot
+ * core fills in self, core_id and kernel_stack_top before starting it).
+ * Other cores read only `online` and `ipi_received` (smp.c, with
+ * release/acquire pairs) and `lapic_id` (after `online`).  No kernel lock
+ * protects any of it, under any lock variant.
  */
 #ifndef ARCH_PERCORE_H
 #define ARCH_PERCORE_H

@@ -71,7 +71,6 @@ void x86_save_trap_frame(struct arch_context *ctx, const struct trap_frame *f);
 
 /* multiboot.c */
 void multiboot_parse(uint32_t magic, uint32_t mbi_paddr, struct arch_boot_info *info);
-const char *x86_cmdline(void);
 
 /* memory.c: the kernel's own address space. */
 extern uint64_t x86_boot_pml4[512], x86_boot_pdpt_direct[512], x86_boot_pdpt_kernel[512];
@@ -86,7 +85,6 @@ word_t memory_trampoline_cr3(void);
 struct acpi_info {
     unsigned ncpus;                 /* enabled CPUs found (may exceed NCPUS) */
     uint32_t apic_ids[NCPUS];       /* the first NCPUS, the boot CPU among them */
-    word_t lapic_paddr;
     word_t ioapic_paddr;            /* 0: none found */
     uint32_t ioapic_gsi_base;
     /* ISA IRQ -> GSI and polarity/trigger (MADT interrupt source overrides). */
