@@ -148,3 +148,16 @@ TEST(ntfn_delete_wakes_waiter)
     word_t regs[ARCH_USER_REGS];
     CHECK_OK(tcb_read_registers(t->tcb, 1, ARCH_USER_REGS, regs));
 }
+
+TEST(ntfn_signal_unbadged)
+{
+    /* A signal through a cap with badge 0 must leave the notification consistent. */
+    cptr_t n = ntfn_new();
+    CHECK(n);
+    CHECK_OK(sys_signal(n));
+    CHECK_OK(sys_debug_check());
+    word_t w = 99;
+    word_t st = sys_poll(n, &w);
+    test_note("poll after an unbadged signal: %s, word %lu", status_name(st), (unsigned long)w);
+    CHECK_OK(sys_debug_check());
+}
