@@ -2,6 +2,7 @@
  * The capability derivation tree: one preorder list of slots with depths
  * (see cap.h for why this represents the tree).
  */
+#include <limits.h>
 #include "cdt.h"
 #include "printf.h"
 #include <arch.h>
@@ -190,7 +191,7 @@ long cdt_check(const char **why)
             *why = "cdt: a capability is not derived from its parent";
             return -1;
         }
-        if (n > (long)1 << 40) {
+        if (n > LONG_MAX / 2) {
             *why = "cdt: the list has a cycle";
             return -1;
         }
