@@ -17,7 +17,7 @@
 enum notification_state {
     NTFN_IDLE = 0,
     NTFN_WAITING,   /* the queue holds waiters, pending is 0 */
-    NTFN_ACTIVE,    /* pending != 0, nobody waits */
+    NTFN_ACTIVE,    /* signalled, nobody waits; pending may be 0 after an unbadged signal */
 };
 
 struct notification {
