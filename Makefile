@@ -55,11 +55,11 @@ BUILD   := build/$(VARIANT)
 
 include arch/$(ARCH)/build.mk
 
-GIT_REV := $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+GIT_REV := $(shell git describe --always --dirty --abbrev=7 2>/dev/null || echo unknown)
 
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 DEFS     := -DNCPUS=$(NCPUS) -DDEBUG=$(DEBUG) -DLOCKSTATS=$(LOCKSTATS) -DUNSAFE=$(UNSAFE) \
-            -DLOCK_NAME='"$(LOCK)"' -DARCH_NAME='"$(ARCH)"' -DGIT_REV='"$(GIT_REV)"'
+            -DLOCK_NAME='"$(LOCK)"' -DARCH_NAME='"$(ARCH)"'
 COMMON   := -std=c11 -ffreestanding -fno-builtin -fno-common -fno-stack-protector \
             -O2 -g $(WARN) -MMD -MP
 
@@ -81,6 +81,14 @@ KERNEL_ELF := $(BUILD)/kernel.elf
 .PHONY: all kernel iso uimage qemu run test debug clean deps help print-build-dir
 all: kernel
 kernel: $(KERNEL_ELF)
+
+# The two files that print the source revision are rebuilt whenever it changes.
+GIT_REV_USERS := $(BUILD)/kernel/boot.c.o $(BUILD)/user/userland/lib/env.c.o
+GIT_REV_STAMP := $(BUILD)/git-rev-$(GIT_REV)
+$(GIT_REV_STAMP):
+	@mkdir -p $(BUILD) && rm -f $(BUILD)/git-rev-* && touch $@
+$(GIT_REV_USERS): $(GIT_REV_STAMP)
+$(GIT_REV_USERS): DEFS += -DGIT_REV='"$(GIT_REV)"'
 
 $(BUILD)/kernel/root_image.S.o: $(ROOT_ELF)
 $(BUILD)/kernel/root_image.S.o: DEFS += -DROOT_ELF='"$(ROOT_ELF)"'

@@ -12,7 +12,11 @@
  *
  * Arguments: runs=16 (measured runs, after one warm-up run), iters=1000
  * (round trips a run).  Each run gives its mean per figure; the record's
- * statistics are over the runs.
+ * statistics are over the runs.  lockstats=1: the lock statistics are reset
+ * just before the warm-up run and printed (one lockstats record per core)
+ * just after the last run, before the bench record, which then carries
+ * "ipcs": the IPCs in that window (a Call and a ReplyRecv per round trip),
+ * so that tools can give barriers and lock acquisitions per IPC.
  */
 #include <apps.h>
 #include "bench.h"
@@ -58,7 +62,8 @@ static void pp_run(word_t n, uint64_t overhead, uint64_t *call, uint64_t *rr, ui
     *rtt = st / n;
 }
 
-static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, uint64_t overhead)
+static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, uint64_t overhead,
+                     bool lockstats)
 {
     struct arena a;
     if (arena_begin(&a, 22) != E_OK)
@@ -77,9 +82,14 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
 
     static uint64_t call[MAX_RUNS], rr[MAX_RUNS], rtt[MAX_RUNS];
     uint64_t dummy[3];
+    if (lockstats)
+        sys_debug_lockstats(1);
     pp_run(iters, overhead, &dummy[0], &dummy[1], &dummy[2]);   /* warm-up */
     for (word_t r = 0; r < runs; r++)
         pp_run(iters, overhead, &call[r], &rr[r], &rtt[r]);
+    if (lockstats)
+        sys_debug_lockstats(0);
+    uint64_t ipcs = 2 * (uint64_t)iters * (runs + 1);
 
     struct stats sc, sr, stt;
     stats_of(call, runs, &sc);
@@ -92,10 +102,10 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
     stats_json(jt, sizeof(jt), &stt);
     printf("@@ {\"bench\": \"pingpong\", \"env\": %s, \"config\": {\"same_space\": %s, \"length\": %lu, "
            "\"runs\": %lu, \"iters\": %lu}, \"unit\": \"%s\", \"call\": %s, \"reply_recv\": %s, "
-           "\"round_trip\": %s, \"overhead\": %llu}\n",
+           "\"round_trip\": %s, \"overhead\": %llu, \"lockstats\": %s, \"ipcs\": %llu}\n",
            env, same_space ? "true" : "false", (unsigned long)length, (unsigned long)runs,
            (unsigned long)iters, bench_icount() ? "instructions" : "cycles", jc, jr, jt,
-           (unsigned long long)overhead);
+           (unsigned long long)overhead, lockstats ? "true" : "false", (unsigned long long)ipcs);
 
     tcb_suspend(t.tcb);
     arena_end(&a);
@@ -121,11 +131,7 @@ int app_pingpong(void)
         { true, 0 }, { true, 4 }, { false, 0 }, { false, 4 },
     };
     for (unsigned i = 0; i < ARRAY_SIZE(configs); i++) {
-        if (lockstats)
-            sys_debug_lockstats(1);
-        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead);
-        if (lockstats)
-            sys_debug_lockstats(0);
+        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead, lockstats);
     }
     return status;
 }

@@ -179,3 +179,19 @@ def test_cli_predict_and_fit(tmp_path, capsys):
     assert "s = 358.0 cycles, a = 2150.0 cycles, R² = 1.0000 over 14 points" in out
     assert model.main(["fit", str(path), "--delay", "123"]) == 1
     assert "no mcpingpong records with delay 123" in capsys.readouterr().err
+
+
+def test_shared_clock_throughput_is_per_unit_of_each_cores_time():
+    # Under -icount the cores take turns on one counter: 2 cores that each did
+    # as much per own instruction as 1 core show the same total; x cores undoes it.
+    def record(cores, total, **extra):
+        return {"bench": "mcpingpong", "env": {"lock": "bkl"}, "unit": "instructions",
+                "delay": 0, "cores": cores, "total_rtt_per_s": total, **extra}
+    shared = [record(n, 500000.0, shared_clock=True) for n in (1, 2, 4)]
+    points, unit = model.mcpingpong_points(shared)
+    cores, x = points[0]
+    assert unit == "instructions" and list(cores) == [1, 2, 4]
+    assert list(x) == pytest.approx([5e-4, 1e-3, 2e-3])
+    # Runs with a lockstats window are left out of the fit.
+    points, _ = model.mcpingpong_points([record(1, 1e5), record(2, 1e5, lockstats=True)])
+    assert list(points[0][0]) == [1]

@@ -75,3 +75,19 @@ def test_load_reads_console_logs_jsonl_files_and_run_directories(tmp_path):
     (run / "results.jsonl").write_text('{"boot": {}}\n{"boot": \n')
     with pytest.raises(rec.RecordError, match="results.jsonl:2"):
         rec.load(run / "results.jsonl")
+
+
+def test_lockstats_windows_take_the_last_group_before_their_bench_record():
+    def stats(core, held):
+        return {"lockstats": {"core": core, "cycles_held": held}}
+    records = [{"boot": {}}, stats(0, 1), stats(1, 2),        # the reset's print
+               stats(0, 10), stats(1, 20),                     # the window
+               {"bench": "mcpingpong", "lockstats": True},
+               {"boot": {}}, stats(0, 5),                      # a boot whose bench has no window
+               {"bench": "pingpong", "lockstats": False},
+               {"bench": "pingpong", "lockstats": True}]       # no group since the last bench
+    windows = rec.lockstats_windows(records)
+    assert len(windows) == 1
+    bench, group = windows[0]
+    assert bench["bench"] == "mcpingpong"
+    assert [r["lockstats"]["cycles_held"] for r in group] == [10, 20]

@@ -61,18 +61,62 @@ def test_table_marks_targets_and_reference_unit():
     assert "reference only: ours is in instructions under TCG" in table
     assert "bkl   call 210 (seL4 775)  reply_recv 200 (seL4 646)" in table
     assert "queueing model (bkl): no fit: no mcpingpong records for lock bkl" in table
-    assert "no lockstats records" in table
+    assert "no lockstats windows" in table
     cycles = summary.report([pingpong("none", 200, 200), pingpong("bkl", 201, 200)])
     assert "reference only" not in cycles and "seL4 775" in cycles
+
+
+def lockstats(core, acquisitions, held, waited=0, barriers=None, histogram=(0, 0, 0)):
+    return {"lockstats": {"core": core, "acquisitions": acquisitions, "contended": 0,
+                          "cycles_held": held, "cycles_waited": waited,
+                          "barriers": acquisitions if barriers is None else barriers,
+                          "hold_histogram": list(histogram)}}
 
 
 def test_going_further_fits_the_model_and_reads_lock_hold_times():
     records = [mcpingpong("bkl", 2000, n, model.throughput(n, 358, 2100) * 1e9)
                for n in range(1, 9)]
-    records += [{"lockstats": {"core": c, "acquisitions": 100, "cycles_held": held},
-                 "sweep": {"lock": "bkl", "cpus": cpus}}
-                for cpus, c, held in [(1, 0, 16400), (2, 0, 30000), (2, 1, 34000)]]
+    window = dict(mcpingpong("bkl", 2000, 1, 1.0), lockstats=True)
+    window2 = dict(mcpingpong("bkl", 2000, 2, 1.0), lockstats=True)
+    records += [
+        {"boot": {}},
+        lockstats(0, 5, 99999),                       # printed by the reset: before the window
+        lockstats(0, 100, 16400, waited=500, histogram=(0, 0, 90, 10)),
+        window,
+        {"boot": {}},
+        lockstats(0, 7, 99999), lockstats(1, 7, 99999),
+        lockstats(0, 100, 30000, waited=2000), lockstats(1, 100, 34000, waited=4000),
+        window2]
     text = summary.report(records)
     assert "s = 358.0 cycles, a = 2100.0 cycles, R² = 1.0000 over 8 points" in text
-    assert summary.lock_hold(records) == {("bkl", 1): (164.0, 100), ("bkl", 2): (320.0, 200)}
-    assert "bkl on 2 core(s): 320.0 per acquisition over 200 acquisitions" in text
+    holds = {h.cores: h for h in summary.lock_holds(records)}
+    assert holds[1].held_per_acquisition == 164.0 and holds[1].acquisitions == 100
+    assert holds[2].held_per_acquisition == 320.0 and holds[2].acquisitions == 200
+    assert holds[2].waited_per_acquisition == 30.0
+    assert holds[1].held_percentile(0.5) == 256 and holds[1].held_percentile(0.95) == 512
+    # No ping-pong window: one acquisition per IPC is assumed, two per round trip.
+    assert "1 core(s): held 164.0 per acquisition, so s = 328.0 per round trip" in text
+    assert "2 core(s): held 320.0 per acquisition, so s = 640.0 per round trip" in text
+    assert "the model infers s = 358.0 from throughput against cores" in text
+    # The lockstats runs are not compared with none and not fitted.
+    assert all(r.cores in (1, 2) and r.bench == "mcpingpong" for r in summary.lock_holds(records))
+
+
+def test_barriers_per_ipc_from_a_pingpong_window():
+    bench = dict(pingpong("bkl", 900, 850, "instructions"), lockstats=True, ipcs=600)
+    records = [lockstats(0, 3, 1), lockstats(0, 602, 487504, barriers=1806), bench]
+    (hold,) = summary.lock_holds(records)
+    assert hold.per_ipc(hold.barriers) == pytest.approx(3.01)
+    assert hold.per_ipc(hold.acquisitions) == pytest.approx(602 / 600)
+    text = summary.hold_report(records)
+    assert "809.8" in text and "1.00" in text and "3.01" in text
+    # A timed run of the same variant is compared; the statistics run is not.
+    assert summary.overhead_rows(records + [pingpong("none", 800, 800, "instructions")]) == []
+
+
+def test_shared_clock_note_and_per_core_time():
+    shared = [dict(mcpingpong("bkl", 0, n, 500000.0), shared_clock=True) for n in (1, 2, 4)]
+    text = summary.report(shared)
+    assert "QEMU ran the cores one after another" in text
+    assert "no fit" not in text
+    assert "QEMU ran the cores" not in summary.report([mcpingpong("bkl", 0, 1, 5.0)])

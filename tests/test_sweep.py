@@ -19,8 +19,9 @@ def option(cmd, name):
 class FakeQemu:
     """Answers a boot command with the records a guest would print."""
 
-    def __init__(self, fail=(), interrupt_after=None):
+    def __init__(self, fail=(), interrupt_after=None, starve=()):
         self.calls, self.fail, self.interrupt_after = [], set(fail), interrupt_after
+        self.starve = set(starve)  # (lock, cpus) whose last core makes no round trips
 
     def __call__(self, cmd, timeout):
         if self.interrupt_after is not None and len(self.calls) == self.interrupt_after:
@@ -34,17 +35,29 @@ class FakeQemu:
         lines = ["SeaBIOS", "@@ " + json.dumps({"boot": {"lock": lock, "cores": cpus,
                                                           "accel": option(cmd, "--accel")}})]
         cost = {"none": 400, "bkl": 410, "fine": 480, "rtm": 470}[lock]
+        stats = words.get("lockstats") == "1"
+        if stats:  # the reset at the window's start prints a group too; the window's is last
+            for held in (9999, 150):
+                lines += ["@@ " + json.dumps({"lockstats": {
+                    "core": c, "acquisitions": 100, "contended": 0, "cycles_held": held * 100,
+                    "cycles_waited": 10 * 100, "barriers": 100, "hold_histogram": [0, 0, 100]}})
+                    for c in range(cpus)]
         if words["app"] == "pingpong":
             lines.append("@@ " + json.dumps({
                 "bench": "pingpong", "env": env, "config": {"same_space": True}, "unit": unit,
                 **{m: {"mean": cost, "stddev": 2, "median": cost, "min": cost - 5, "max": cost + 9}
-                   for m in ("call", "reply_recv", "round_trip")}}))
+                   for m in ("call", "reply_recv", "round_trip")},
+                "lockstats": stats, "ipcs": 100}))
         elif words["app"] == "mcpingpong":
             rate = 1e9 / (2 * cost + int(words["delay"]) + 100)
+            trips = [1000] * cpus
+            if (lock, cpus) in self.starve:
+                trips[-1] = 0
             lines.append("@@ " + json.dumps({
                 "bench": "mcpingpong", "env": env, "config": {}, "unit": unit,
                 "delay": int(words["delay"]), "cores": cpus, "total_rtt_per_s": rate * cpus,
-                "per_core_rtt_per_s": [rate] * cpus}))
+                "per_core_rtt_per_s": [rate] * cpus, "per_core_round_trips": trips,
+                "lockstats": stats}))
         status = 1 if (lock, words["app"], cpus) in self.fail else 0
         lines.append("@@ " + json.dumps({"done": True, "status": status}))
         return status, "\n".join(lines) + "\n"
@@ -62,7 +75,10 @@ class FakeMake:
         if variables["LOCK"] == self.fail_lock:
             return 2, "lock/fine.c:1: error: broken\n"
         unsafe = "-unsafe" if variables["UNSAFE"] == "1" else ""
-        return 0, f"built kernel.elf\nbuild/{variables['ARCH']}-{variables['LOCK']}{unsafe}\n"
+        stats = "-stats" if variables["LOCKSTATS"] == "1" else ""
+        # Under make -j the folder's line need not come last.
+        return 0, (f"build/{variables['ARCH']}-{variables['LOCK']}{stats}{unsafe}\n"
+                   f"built build/x/kernel.elf\n")
 
 
 class FakeChooser:
@@ -84,11 +100,21 @@ def run_main(tmp_path, argv, qemu, make=None, chooser=None):
 
 def test_quick_plan_expansion():
     jobs = sweep.expand(sweep.quick_plan("x86_64"))
-    assert len(jobs) == 4 * (1 + 2 * 2)  # locks x (pingpong@1 + mcpingpong@{1,2} x {0,4000})
-    assert {j.lock for j in jobs} == {"none", "bkl", "fine", "rtm"}
-    assert {(j.bench, j.cpus, j.delay) for j in jobs if j.lock == "bkl"} == {
+    timed = [j for j in jobs if not j.stats]
+    assert len(timed) == 4 * (1 + 3 * 2)  # locks x (pingpong@1 + mcpingpong@{1,2,4} x {0,4000})
+    assert {j.lock for j in timed} == {"none", "bkl", "fine", "rtm"}
+    assert {(j.bench, j.cpus, j.delay) for j in timed if j.lock == "bkl"} == {
+        ("pingpong", 1, None), ("mcpingpong", 1, 0), ("mcpingpong", 1, 4000),
+        ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000), ("mcpingpong", 4, 0),
+        ("mcpingpong", 4, 4000)}
+    # The lock statistics: bkl built with LOCKSTATS=1 on 1 and 2 cores, after the timed runs.
+    stats = jobs[len(timed):]
+    assert all(j.stats and j.lock == "bkl" and j.variant == "bkl-stats" for j in stats)
+    assert {(j.bench, j.cpus, j.delay) for j in stats} == {
         ("pingpong", 1, None), ("mcpingpong", 1, 0), ("mcpingpong", 1, 4000),
         ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000)}
+    assert stats[0].cmdline("") == "app=pingpong lockstats=1"
+    assert stats[0].id == "bkl-stats/pingpong/cpus=1/delay=-/rep=0"
     assert "rtm" not in {j.lock for j in sweep.expand(sweep.quick_plan("arm-imx6"))}
     assert len({j.id for j in jobs}) == len(jobs)
 
@@ -105,14 +131,19 @@ def test_make_variables():
     assert none == {"ARCH": "x86_64", "LOCK": "none", "DEBUG": "0", "LOCKSTATS": "0",
                     "UNSAFE": "1"}
     assert sweep.make_vars(plan, "bkl")["UNSAFE"] == "0"
+    assert sweep.make_vars(plan, "bkl")["LOCKSTATS"] == "0"
+    assert sweep.make_vars(plan, "bkl", stats=True)["LOCKSTATS"] == "1"
     single = sweep.Plan(locks=["none"], benchmarks=["pingpong"], pingpong_cpus=[1], debug=True,
                         lockstats=True)
     assert sweep.make_vars(single, "none") == {"ARCH": "x86_64", "LOCK": "none", "DEBUG": "1",
                                                "LOCKSTATS": "1", "UNSAFE": "0"}
     wide = sweep.Plan(locks=["bkl"], benchmarks=["mcpingpong"], cpus=[1, 16])
     assert sweep.make_vars(wide, "bkl")["NCPUS"] == "16"
-    assert sweep.build_command(Path("/r"), {"ARCH": "x86_64", "LOCK": "bkl"}) == \
-        ["make", "-s", "-C", "/r", "kernel", "ARCH=x86_64", "LOCK=bkl", "print-build-dir"]
+    cmd = sweep.build_command(Path("/r"), {"ARCH": "x86_64", "LOCK": "bkl"})
+    assert cmd[0:2] == ["make", "-s"] and cmd[2].startswith("-j")
+    assert cmd[3:] == ["-C", "/r", "kernel", "ARCH=x86_64", "LOCK=bkl", "print-build-dir"]
+    assert sweep.build_dir("make: x\nbuild/x86_64-bkl\nbuilt build/x86_64-bkl/kernel.elf\n") == \
+        "build/x86_64-bkl"
 
 
 def test_cli_parsing():
@@ -135,35 +166,56 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     qemu, make, chooser = FakeQemu(), FakeMake(), FakeChooser("tcg")
     status, lines = run_main(tmp_path, ["--quick", "--run", "r1"], qemu, make, chooser)
     assert status == 0
-    assert [c[5:7] for c in make.calls] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
-                                            ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"]]
+    assert [c[6:8] for c in make.calls] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
+                                            ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"],
+                                            ["ARCH=x86_64", "LOCK=bkl"]]
     assert "UNSAFE=1" in make.calls[0] and "UNSAFE=0" in make.calls[1]
+    assert "LOCKSTATS=0" in make.calls[1] and "LOCKSTATS=1" in make.calls[4]
     image = tmp_path / "repo/build/x86_64-none-unsafe/kernel.elf"
     assert chooser.calls == [("auto", image, "x86_64")]
     boots = qemu.calls
-    assert len(boots) == 20
+    assert len(boots) == 33
     assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
     assert all(("--unsafe" in c) == (option(c, "--lock") == "none") for c in boots)
     assert option(boots[0], "--image") == str(image)
-    assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
+    assert option(boots[27], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
+    assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
+    assert option(boots[-1], "--cmdline") == "app=mcpingpong delay=4000 lockstats=1"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
-    assert "[3/20] none cpus=1 delay=4000 mcpingpong ... ok" in "\n".join(lines)
+    text = "\n".join(lines)
+    assert "[3/33] none cpus=1 delay=4000 mcpingpong ... ok" in text
+    assert "[29/33] bkl-stats cpus=1 pingpong ... ok" in text
 
     run = tmp_path / "r1"
     records = rec.load(run)
-    assert len(rec.of_type(records, "bench")) == 20 and len(rec.of_type(records, "done")) == 20
+    assert len(rec.of_type(records, "bench")) == 33 and len(rec.of_type(records, "done")) == 33
     meta = rec.benches(records, "mcpingpong")[-1][rec.META_KEY]
-    assert meta["job"] == "rtm/mcpingpong/cpus=2/delay=4000/rep=0"
-    assert (meta["accel"], meta["icount"], meta["unsafe"], meta["make"]["LOCK"]) == \
-        ("tcg", True, False, "rtm")
+    assert meta["job"] == "bkl-stats/mcpingpong/cpus=2/delay=4000/rep=0"
+    assert (meta["accel"], meta["icount"], meta["unsafe"], meta["make"]["LOCKSTATS"], meta["stats"]) \
+        == ("tcg", True, False, "1", True)
+    assert meta["git"]  # the source revision the sweep built from
     with open(run / "results.csv") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 20
+    assert len(rows) == 33
     assert rows[0]["sweep.lock"] == "none" and rows[0]["call.median"] == "400"
-    assert json.loads(rows[-1]["per_core_rtt_per_s"]) == pytest.approx([1e9 / (2 * 470 + 4000 + 100)] * 2)
-    report = "\n".join(lines)
+    assert json.loads(rows[27]["per_core_rtt_per_s"]) == pytest.approx([1e9 / (2 * 470 + 4000 + 100)] * 4)
+    report = text
     assert "== overhead over 'none'" in report and "queueing model (bkl" in report
+    # The statistics runs are not compared with none: one row per figure and variant only.
+    assert len([line for line in report.splitlines()
+                if line.startswith("pingpong ") and " call " in line]) == 3
+    assert "1 core(s): held 150.0 per acquisition, so s = 300.0 per round trip" in report
+    assert "2 core(s): held 150.0 per acquisition" in report
+    assert report.index("guest INSTRUCTIONS") < report.index("== overhead over 'none'")
     assert (run / "plots" / "ipc_cost.png").stat().st_size > 0
+
+
+def test_a_core_without_round_trips_fails_the_boot(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "mcpingpong", "--cpus", "2", "--delays", "0",
+            "--accel", "tcg", "--run", "s1", "--no-report"]
+    status, lines = run_main(tmp_path, args, FakeQemu(starve={("bkl", 2)}))
+    assert status == 1
+    assert any("FAIL core(s) [1] made no round trips in the window" in line for line in lines)
 
 
 def test_interrupted_sweep_resumes_without_repeating(tmp_path):
@@ -234,6 +286,8 @@ def test_check_boot():
     assert sweep.check_boot(0, ok[:1], "pingpong") == "no done record"
     assert sweep.check_boot(0, [{"done": True, "status": 4}], None) == "done status 4"
     assert sweep.check_boot(0, ok, "mcpingpong") == "no mcpingpong record"
+    starved = [{"bench": "mcpingpong", "per_core_round_trips": [160700, 0]}, ok[1]]
+    assert sweep.check_boot(0, starved, "mcpingpong") == "core(s) [1] made no round trips in the window"
 
 
 def test_subprocess_runner_keeps_console_and_status():

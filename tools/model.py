@@ -175,17 +175,31 @@ def record_hz(record: dict, hz: float | None) -> float:
     return float(record.get("env", {}).get("hz", DEFAULT_HZ))
 
 
+def per_core_time_factor(record: dict) -> int:
+    """What turns a record's total throughput into throughput per unit of
+    each core's own time.  Under -icount ("shared_clock": true) QEMU runs the
+    cores one after another and the counter counts the instructions of all
+    of them, so with n busy cores each core had 1/n of the counted time: the
+    factor is n.  With a clock per core (real parallel cores) it is 1."""
+    return int(rec.field(record, "cores")) if record.get("shared_clock") is True else 1
+
+
 def mcpingpong_points(records, lock: str | None = None, hz: float | None = None):
     """{delay: (cores, jobs per time unit)} from mcpingpong records, and the
-    time unit ("cycles" or "instructions")."""
+    time unit ("cycles" or "instructions").  Runs with a lockstats window are
+    left out (their statistics cost time); under a shared clock throughput is
+    per unit of each core's own time (per_core_time_factor)."""
     points: dict[int, tuple[list, list]] = {}
     units = set()
     for r in rec.benches(records, "mcpingpong"):
         if lock is not None and r.get("env", {}).get("lock") != lock:
             continue
+        if r.get("lockstats") is True:
+            continue
         units.add(r.get("unit", "cycles"))
         delay = int(rec.field(r, "delay"))
-        per_unit = float(rec.field(r, "total_rtt_per_s")) / record_hz(r, hz)
+        per_unit = (float(rec.field(r, "total_rtt_per_s")) / record_hz(r, hz)
+                    * per_core_time_factor(r))
         points.setdefault(delay, ([], []))
         points[delay][0].append(int(rec.field(r, "cores")))
         points[delay][1].append(per_unit)

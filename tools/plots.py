@@ -46,13 +46,20 @@ def _unit(records) -> str:
     return "/".join(sorted(units)) or "cycles"
 
 
+def _throughput_label(records, unit: str) -> str:
+    """Under -icount the cores took turns on one clock (model.per_core_time_factor)."""
+    if any(r.get("shared_clock") is True for r in rec.benches(records, "mcpingpong")):
+        return f"round trips per million {unit}\nof each core's own time (-icount: cores take turns)"
+    return f"round trips per million {unit}"
+
+
 def ipc_cost(records, stem: Path) -> list[Path]:
     """Figure 3: single-core one-way IPC cost per variant; bars are the
     median over boots of each boot's median, error bars its standard
     deviation (the median of the boots' standard deviations)."""
     by_lock: dict = {}
     for r in rec.benches(records, "pingpong"):
-        if r.get("env", {}).get("cpus", 1) == 1:
+        if r.get("env", {}).get("cpus", 1) == 1 and r.get("lockstats") is not True:
             by_lock.setdefault(r.get("env", {}).get("lock", "?"), []).append(r)
     if not by_lock:
         return []
@@ -104,7 +111,7 @@ def scaling(records, stem: Path, lock: str = "bkl") -> list[Path]:
         title += f" (model: s = {fit.s:.0f}, fitted at delay {fit_delay}, R² = {fit.r2:.3f})"
     ax.set_title(title, fontsize=9)
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per million {unit}")
+    ax.set_ylabel(_throughput_label(records, unit))
     ax.legend(fontsize=8)
     return _save(fig, stem)
 
@@ -130,7 +137,7 @@ def bounded(records, stem: Path, s_low: float, s_high: float, lock: str = "bkl")
         ax.plot(n, lower * PER, "--", color=colour)
     ax.set_title(f"{lock}: bounds for s = {s_low:g} (solid) and {s_high:g} (dashed)", fontsize=9)
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per million {unit}")
+    ax.set_ylabel(_throughput_label(records, unit))
     ax.legend(fontsize=8)
     return _save(fig, stem)
 
@@ -154,7 +161,7 @@ def variants(records, stem: Path, delay: int | None = None) -> list[Path]:
             ax.plot(cores[order], x[order] * PER, "o-", label=lock)
     ax.set_title(f"Throughput against cores per variant, delay {delay}")
     ax.set_xlabel("cores")
-    ax.set_ylabel(f"round trips per million {unit}")
+    ax.set_ylabel(_throughput_label(records, unit))
     ax.legend()
     return _save(fig, stem)
 

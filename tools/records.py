@@ -118,3 +118,29 @@ def done_status(records: Iterable[dict]) -> int | None:
         if record_type(r) == "done":
             return int(r.get("status", 0))
     return None
+
+
+def lockstats_windows(records: Iterable[dict]) -> list[tuple[dict, list[dict]]]:
+    """[(bench record, its lockstats records)] for every bench record that
+    says `"lockstats": true`.
+
+    A benchmark run with lockstats=1 prints one lockstats record per core
+    (core 0 first) just after its measured window and then its bench record;
+    the reset at the start of the window prints a group too.  So the records
+    of a window are the last group, numbered from core 0 up, before the bench
+    record.  A boot or bench record ends a group, so groups never cross boots
+    in a results.jsonl file.
+    """
+    windows = []
+    group: list[dict] = []
+    for r in records:
+        kind = record_type(r)
+        if kind == "lockstats":
+            if r["lockstats"].get("core", 0) == 0:
+                group = []
+            group.append(r)
+        elif kind in ("bench", "boot"):
+            if kind == "bench" and r.get("lockstats") is True and group:
+                windows.append((r, group))
+            group = []
+    return windows

@@ -26,6 +26,8 @@ BASELINE = "none"
 TARGETS = {"bkl": 1.03, "fine": 1.20}  # on single-core ping-pong, from the project's issue
 SEL4_HASWELL = {"call": 775, "reply_recv": 646}  # cycles, one-way
 THROUGHPUT = "total_rtt_per_s"
+# How much a run samples, not what it measures: not part of a configuration's label.
+SAMPLING = ("runs", "iters", "warmup", "window")
 
 
 @dataclass
@@ -50,7 +52,7 @@ def config_label(r: dict) -> str:
     if r["bench"] == "mcpingpong":
         return f"delay={rec.field(r, 'delay')} cores={rec.field(r, 'cores')}"
     words = [f"cpus={r.get('env', {}).get('cpus', '?')}"]
-    words += [f"{k}={v}" for k, v in sorted(r.get("config", {}).items())]
+    words += [f"{k}={v}" for k, v in sorted(r.get("config", {}).items()) if k not in SAMPLING]
     return " ".join(words)
 
 
@@ -75,6 +77,8 @@ def ratio(variant: list, baseline: list, higher_is_better: bool) -> tuple:
 def overhead_rows(records) -> list[Row]:
     groups: dict = {}
     for r in rec.of_type(records, "bench"):
+        if r.get("lockstats") is True:
+            continue  # statistics cost time: such runs are not compared
         lock = r.get("env", {}).get("lock")
         key_base = (r.get("unit", "cycles"), r["bench"], config_label(r))
         for metric, (value, higher) in figures(r).items():
@@ -102,10 +106,10 @@ def overhead_table(records) -> str:
     rows = overhead_rows(records)
     if not rows:
         return "no variant can be compared with 'none' (no matching records)"
-    lines = [f"{'benchmark':<11} {'configuration':<28} {'figure':<16} {'lock':<5} "
+    lines = [f"{'benchmark':<11} {'configuration':<32} {'figure':<16} {'lock':<5} "
              f"{'x none':>7} {'min-max':>13} {'boots':>5}  target"]
     for row in sorted(rows, key=lambda r: (r.unit, r.bench, r.config, r.metric, r.lock)):
-        lines.append(f"{row.bench:<11} {row.config:<28} {row.metric:<16} {row.lock:<5} "
+        lines.append(f"{row.bench:<11} {row.config:<32} {row.metric:<16} {row.lock:<5} "
                      f"{row.ratio:>7.3f} {row.low:>6.3f}-{row.high:<6.3f} {row.runs:>5}  "
                      f"{_target_text(row)}")
     units = sorted({row.unit for row in rows})
@@ -117,18 +121,26 @@ def reference_table(records) -> str:
     """Our single-core one-way Call and ReplyRecv medians beside seL4's."""
     lines = []
     for r in rec.benches(records, "pingpong"):
-        if r.get("env", {}).get("cpus", 1) != 1:
+        if r.get("env", {}).get("cpus", 1) != 1 or r.get("lockstats") is True:
             continue
         ours = "  ".join(f"{m} {r[m]['median']:.0f} (seL4 {ref})"
                          for m, ref in SEL4_HASWELL.items() if m in r)
-        lines.append(f"{r.get('env', {}).get('lock', '?'):<5} {ours}")
+        config = " ".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())
+                          if k in ("same_space", "length"))
+        lines.append(f"{r.get('env', {}).get('lock', '?'):<5} {ours}" + (f"  [{config}]" if config else ""))
     if not lines:
         return ""
     header = "single-core ping-pong medians beside seL4 on Haswell (775 + 646 cycles one way)"
     units = {r.get("unit", "cycles") for r in rec.benches(records, "pingpong")}
     if "instructions" in units:
-        header += "\nreference only: ours is in instructions under TCG"
+        header += ("\nreference only: ours is in instructions under TCG (-icount), "
+                   "a different unit from seL4's cycles")
     return header + "\n" + "\n".join(lines)
+
+
+def _num(value: float) -> str:
+    """One decimal, or three significant digits for small values (a fitted s can be tiny)."""
+    return f"{value:.1f}" if abs(value) >= 10 else f"{value:.3g}"
 
 
 def model_report(records, lock: str = "bkl", hz: float | None = None) -> str:
@@ -137,9 +149,9 @@ def model_report(records, lock: str = "bkl", hz: float | None = None) -> str:
     except ValueError as err:
         return f"queueing model ({lock}): no fit: {err}"
     note = " (exact: two parameters through two points, R² says nothing)" if fit.exact else ""
-    lines = [f"queueing model ({lock}, fitted at delay {delay}): s = {fit.s:.1f} {unit}, "
-             f"a = {fit.a:.1f} {unit}, R² = {fit.r2:.4f} over {fit.points} points{note}",
-             f"  saturation point n* = (a+s)/s = {model.saturation_point(fit.s, fit.a):.1f} cores, "
+    lines = [f"queueing model ({lock}, fitted at delay {delay}): s = {_num(fit.s)} {unit}, "
+             f"a = {_num(fit.a)} {unit}, R² = {fit.r2:.4f} over {fit.points} points{note}",
+             f"  saturation point n* = (a+s)/s = {model.saturation_point(fit.s, fit.a):.3g} cores, "
              + model.knee_text(fit.s, fit.a)]
     for d, a, r2 in rows:
         if d != delay:
@@ -148,28 +160,139 @@ def model_report(records, lock: str = "bkl", hz: float | None = None) -> str:
     return "\n".join(lines)
 
 
-def lock_hold(records) -> dict:
-    """{(lock, cpus): (held per acquisition, acquisitions)} from lockstats
-    records, using the run description the sweep stored with each."""
-    sums: dict = {}
-    for r in rec.of_type(records, "lockstats"):
-        meta = r.get(rec.META_KEY, {})
-        key = (meta.get("lock", "?"), meta.get("cpus", "?"))
-        held, acquired = sums.get(key, (0, 0))
-        sums[key] = (held + r["lockstats"]["cycles_held"], acquired + r["lockstats"]["acquisitions"])
-    return {k: (held / acquired, acquired) for k, (held, acquired) in sums.items() if acquired}
+@dataclass
+class Hold:
+    """The lockstats of the windows of one benchmark configuration, summed."""
+    lock: str
+    bench: str
+    config: str
+    unit: str
+    cores: int
+    windows: int = 0
+    acquisitions: int = 0
+    contended: int = 0
+    held: int = 0
+    waited: int = 0
+    barriers: int = 0
+    ipcs: int = 0            # pingpong: IPCs in the windows (0: not known)
+    histogram: list = None   # bucket i: held < 2^(i+6)
+
+    @property
+    def held_per_acquisition(self) -> float:
+        return self.held / self.acquisitions
+
+    @property
+    def waited_per_acquisition(self) -> float:
+        return self.waited / self.acquisitions
+
+    def per_ipc(self, count: int) -> float | None:
+        return count / self.ipcs if self.ipcs else None
+
+    def held_percentile(self, fraction: float) -> int | None:
+        """Upper bound of the histogram bucket holding that fraction of the holds."""
+        total = sum(self.histogram or [])
+        seen = 0
+        for i, n in enumerate(self.histogram or []):
+            seen += n
+            if total and seen >= fraction * total:
+                return 2 ** (i + 6)
+        return None
+
+
+def lock_holds(records) -> list[Hold]:
+    """One Hold per (lock, benchmark, configuration) from the lockstats
+    windows (records.lockstats_windows)."""
+    holds: dict = {}
+    for bench, stats in rec.lockstats_windows(records):
+        env = bench.get("env", {})
+        key = (env.get("lock", "?"), bench["bench"], config_label(bench), bench.get("unit", "cycles"))
+        cores = int(rec.field(bench, "cores", env.get("cpus", len(stats))) or len(stats))
+        h = holds.setdefault(key, Hold(*key, cores=cores, histogram=[]))
+        h.windows += 1
+        h.ipcs += int(bench.get("ipcs", 0))
+        for r in stats:
+            s = r["lockstats"]
+            h.acquisitions += s.get("acquisitions", 0)
+            h.contended += s.get("contended", 0)
+            h.held += s.get("cycles_held", 0)
+            h.waited += s.get("cycles_waited", 0)
+            h.barriers += s.get("barriers", 0)
+            hist = s.get("hold_histogram", [])
+            h.histogram += [0] * (len(hist) - len(h.histogram))
+            for i, n in enumerate(hist):
+                h.histogram[i] += n
+    return [h for h in holds.values() if h.acquisitions]
 
 
 def hold_report(records) -> str:
-    holds = lock_hold(records)
+    holds = lock_holds(records)
     if not holds:
-        return "lock hold time: no lockstats records (build with LOCKSTATS=1: sweep.py --lockstats)"
-    lines = ["lock hold time from lockstats (one round trip takes two acquisitions; "
-             "compare the model's s with twice the hold time):"]
-    for (lock, cpus), (hold, acquired) in sorted(holds.items(), key=str):
-        lines.append(f"  {lock} on {cpus} core(s): {hold:.1f} per acquisition "
-                     f"over {acquired} acquisitions")
+        return ("lock hold time: no lockstats windows (build with LOCKSTATS=1 and run with "
+                "lockstats=1: sweep.py --lockstats, or the quick preset's bkl-stats runs)")
+    units = sorted({h.unit for h in holds})
+    lines = [f"kernel lock per acquisition, from lockstats windows (in {', '.join(units)}; "
+             "p50/p90: histogram bucket bounds):",
+             f"  {'lock':<5} {'benchmark':<11} {'configuration':<32} {'held':>8} {'p50':>6} "
+             f"{'p90':>6} {'waited':>8} {'contended':>9} {'acq/IPC':>8} {'barriers/IPC':>12}"]
+    for h in sorted(holds, key=lambda h: (h.lock, h.bench, h.cores, h.config)):
+        acq_ipc, bar_ipc = h.per_ipc(h.acquisitions), h.per_ipc(h.barriers)
+        p50, p90 = h.held_percentile(0.5), h.held_percentile(0.9)
+        lines.append(
+            f"  {h.lock:<5} {h.bench:<11} {h.config:<32} {h.held_per_acquisition:>8.1f} "
+            f"{'<' + str(p50) if p50 else '-':>6} {'<' + str(p90) if p90 else '-':>6} "
+            f"{h.waited_per_acquisition:>8.1f} {h.contended / h.acquisitions:>8.1%} "
+            f"{'-' if acq_ipc is None else format(acq_ipc, '.2f'):>8} "
+            f"{'-' if bar_ipc is None else format(bar_ipc, '.2f'):>12}")
     return "\n".join(lines)
+
+
+def acquisitions_per_ipc(holds, lock: str) -> float | None:
+    """Lock acquisitions per IPC of a variant, from its single-core ping-pong windows."""
+    acquired = sum(h.acquisitions for h in holds if h.lock == lock and h.ipcs)
+    ipcs = sum(h.ipcs for h in holds if h.lock == lock and h.ipcs)
+    return acquired / ipcs if ipcs else None
+
+
+def service_time_report(records, lock: str = "bkl", hz: float | None = None) -> str:
+    """The lock time of one round trip measured by lockstats on 1, 2, ...
+    cores beside the service time s the model infers from throughput."""
+    holds = [h for h in lock_holds(records) if h.lock == lock]
+    per_ipc = acquisitions_per_ipc(holds, lock)
+    per_rtt = 2 * (per_ipc if per_ipc is not None else 1.0)
+    measured = {}
+    for h in holds:
+        if h.bench == "mcpingpong":
+            measured.setdefault(h.cores, []).append(h)
+    if not measured:
+        return f"measured service time ({lock}): no mcpingpong lockstats windows"
+    try:
+        fitted = model.fit_records(records, lock=lock, hz=hz)[0].s
+    except ValueError:
+        fitted = None
+    source = ("acquisitions per IPC from ping-pong" if per_ipc is not None
+              else "assuming one acquisition per IPC")
+    lines = [f"measured service time ({lock}): lock held per round trip = held per acquisition "
+             f"x {per_rtt:.2f} acquisitions ({source})"]
+    for cores in sorted(measured):
+        hs = measured[cores]
+        held = sum(h.held for h in hs) / sum(h.acquisitions for h in hs)
+        waited = sum(h.waited for h in hs) / sum(h.acquisitions for h in hs)
+        lines.append(f"  {cores} core(s): held {held:.1f} per acquisition, so s = {held * per_rtt:.1f} "
+                     f"per round trip; waited {waited:.1f} per acquisition "
+                     f"({', '.join(h.config for h in hs)})")
+    if fitted is not None:
+        lines.append(f"  the model infers s = {_num(fitted)} from throughput against cores")
+    return "\n".join(lines)
+
+
+def shared_clock_note(records) -> str:
+    if not any(r.get("shared_clock") is True for r in rec.benches(records, "mcpingpong")):
+        return ""
+    return ("note: these mcpingpong runs used -icount: QEMU ran the cores one after another and "
+            "the counter is the sum of all cores' instructions, so throughput is taken per unit "
+            "of each core's own time (total x cores). The cores never really ran at once: "
+            "lock contention shows only where a core lost its turn while holding the lock, so "
+            "this fit describes the emulator, not how the lock scales on hardware.")
 
 
 def report(records, hz: float | None = None) -> str:
@@ -178,7 +301,11 @@ def report(records, hz: float | None = None) -> str:
     reference = reference_table(records)
     if reference:
         parts.append(reference)
-    parts += ["== going further ==", model_report(records, hz=hz), hold_report(records)]
+    parts += ["== going further ==", model_report(records, hz=hz)]
+    note = shared_clock_note(records)
+    if note:
+        parts.append(note)
+    parts += [service_time_report(records, hz=hz), hold_report(records)]
     return "\n".join(parts)
 
 

@@ -57,6 +57,12 @@ class Plan:
     timeout: float = 300
     debug: bool = False
     lockstats: bool = False
+    # Extra runs of these variants built with LOCKSTATS=1 and run with
+    # lockstats=1 (pingpong on pingpong_cpus, mcpingpong on stats_cpus): the
+    # lock hold time and barriers per IPC, kept apart from the timed runs
+    # because the statistics cost time.
+    stats_locks: list = field(default_factory=list)
+    stats_cpus: list = field(default_factory=lambda: [1, 2])
 
 
 @dataclass(frozen=True)
@@ -66,59 +72,77 @@ class Job:
     cpus: int
     delay: int | None
     rep: int
+    stats: bool = False  # a LOCKSTATS=1 build, run with lockstats=1
+
+    @property
+    def variant(self) -> str:
+        """What is built once: the lock, with "-stats" for LOCKSTATS=1."""
+        return self.lock + ("-stats" if self.stats else "")
 
     @property
     def id(self) -> str:
         delay = "-" if self.delay is None else self.delay
-        return f"{self.lock}/{self.bench}/cpus={self.cpus}/delay={delay}/rep={self.rep}"
+        return f"{self.variant}/{self.bench}/cpus={self.cpus}/delay={delay}/rep={self.rep}"
 
     @property
     def label(self) -> str:
         delay = "" if self.delay is None else f" delay={self.delay}"
         rep = f" rep={self.rep}" if self.rep else ""
-        return f"{self.lock} cpus={self.cpus}{delay} {self.bench}{rep}"
+        return f"{self.variant} cpus={self.cpus}{delay} {self.bench}{rep}"
 
     def cmdline(self, extra: str) -> str:
         words = [f"app={self.bench}"]
         if self.delay is not None:
             words.append(f"delay={self.delay}")
+        if self.stats:
+            words.append("lockstats=1")
         if extra:
             words.append(extra)
         return " ".join(words)
 
 
 def quick_plan(arch: str) -> Plan:
-    """`make run`: every variant on the single-core and 2-core benchmarks."""
+    """`make run`: every variant on single-core ping-pong and on multicore
+    ping-pong with 1, 2 and 4 cores (three core counts, so that the model's
+    two parameters are not fitted exactly through two points), plus the
+    bkl lock statistics on 1 and 2 cores.  About 7 minutes on 2 host cores
+    under TCG with -icount."""
     locks = ["none", "bkl", "fine"] + (["rtm"] if arch == "x86_64" else [])
-    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong"], cpus=[1, 2],
-                pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180)
+    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong"], cpus=[1, 2, 4],
+                pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
+                stats_locks=["bkl"], stats_cpus=[1, 2])
 
 
 def expand(plan: Plan) -> list[Job]:
-    """Every configuration of the plan, grouped by lock (one build each)."""
+    """Every configuration of the plan, grouped by variant (one build each):
+    the timed runs of every lock, then the lock-statistics runs."""
     jobs = []
-    for lock in plan.locks:
-        for bench in plan.benchmarks:
-            cpus_list = plan.pingpong_cpus if bench == "pingpong" else plan.cpus
-            delays = plan.delays if bench in DELAYED else [None]
-            for cpus in cpus_list:
-                for delay in delays:
-                    for rep in range(plan.reps):
-                        jobs.append(Job(lock, bench, cpus, delay, rep))
+    for stats, locks in ((False, plan.locks), (True, plan.stats_locks)):
+        for lock in locks:
+            for bench in plan.benchmarks:
+                if bench == "pingpong":
+                    cpus_list = plan.pingpong_cpus
+                else:
+                    cpus_list = plan.stats_cpus if stats else plan.cpus
+                delays = plan.delays if bench in DELAYED else [None]
+                for cpus in cpus_list:
+                    for delay in delays:
+                        for rep in range(1 if stats else plan.reps):
+                            jobs.append(Job(lock, bench, cpus, delay, rep, stats))
     return jobs
 
 
 # --- building -------------------------------------------------------------------
 
 
-def make_vars(plan: Plan, lock: str) -> dict:
+def make_vars(plan: Plan, lock: str, stats: bool = False) -> dict:
     """The make variables of one variant.  `none` on several cores needs
     UNSAFE=1 (the paper's unsafe baseline)."""
-    jobs = [j for j in expand(plan) if j.lock == lock]
+    jobs = [j for j in expand(plan) if j.lock == lock and j.stats == stats]
     most = max(j.cpus for j in jobs)
     variables = {"ARCH": plan.arch, "LOCK": lock,
                  "DEBUG": "1" if plan.debug else "0",
-                 "LOCKSTATS": "1" if plan.lockstats else "0",
+                 "LOCKSTATS": "1" if plan.lockstats or stats else "0",
                  "UNSAFE": "1" if lock == "none" and most > 1 else "0"}
     if most > MAKE_NCPUS_DEFAULT:
         variables["NCPUS"] = str(most)
@@ -126,12 +150,37 @@ def make_vars(plan: Plan, lock: str) -> dict:
 
 
 def build_command(repo: Path, variables: dict) -> list:
-    """make the kernel, then print the variant's build folder (last line)."""
-    return (["make", "-s", "-C", str(repo), "kernel"] + [f"{k}={v}" for k, v in variables.items()]
-            + ["print-build-dir"])
+    """make the kernel (in parallel), then print the variant's build folder (last line)."""
+    return (["make", "-s", f"-j{os.cpu_count() or 1}", "-C", str(repo), "kernel"]
+            + [f"{k}={v}" for k, v in variables.items()] + ["print-build-dir"])
 
 
 # --- booting --------------------------------------------------------------------
+
+
+def build_dir(output: str) -> str:
+    """The folder print-build-dir printed: the last line that is one word.
+    Under make -j it need not be the last line of all."""
+    words = [line.strip() for line in output.splitlines() if line.strip() and " " not in line.strip()]
+    if not words:
+        raise ValueError("make printed no build folder")
+    return words[-1]
+
+
+def git_revision(repo: Path) -> str:
+    """The tree's revision, "+dirty" when it has local changes, or "unknown".
+    Records also carry the GIT_REV compiled into the image (env.git), but an
+    object file is not rebuilt when only the revision changes, so the sweep
+    notes what it built from itself."""
+    try:
+        rev = subprocess.run(["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(repo), "status", "--porcelain",
+                                "--untracked-files=no"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return rev + ("+dirty" if dirty else "")
 
 
 def boot_command(repo: Path, arch: str, lock: str, image: Path, cpus: int, accel: str,
@@ -171,6 +220,11 @@ def qemu_run_chooser(requested: str, image: Path, arch: str) -> tuple:
     return qemu_run.choose_accel(requested, image, arch)
 
 
+def say(text: str) -> None:
+    """Print at once, so progress shows while output goes to a pipe."""
+    print(text, flush=True)
+
+
 # Exit codes of tools/qemu_run.py besides the guest's own status.
 QEMU_RUN_EXITS = {3: "no done record", 124: "timeout", 125: "QEMU could not start"}
 
@@ -188,6 +242,11 @@ def check_boot(status: int | None, records: list, bench: str | None) -> str | No
         return f"done status {done}"
     if bench is not None and not rec.benches(records, bench):
         return f"no {bench} record"
+    for r in rec.benches(records, bench) if bench is not None else []:
+        idle = [core for core, n in enumerate(r.get("per_core_round_trips", [])) if n == 0]
+        if idle:
+            # Totals with a starved core are not throughput of that many cores.
+            return f"core(s) {idle} made no round trips in the window"
     return None
 
 
@@ -199,19 +258,20 @@ class State:
     configurations whose records are in results.jsonl."""
 
     def __init__(self, path: Path, plan: Plan, accel: str | None = None,
-                 icount: bool | None = None, completed=()):
+                 icount: bool | None = None, completed=(), git: str | None = None):
         self.path, self.plan, self.accel, self.icount = path, plan, accel, icount
         self.completed = list(completed)
+        self.git = git  # the source revision the sweep built, "+dirty" with local changes
 
     @classmethod
     def load(cls, path: Path) -> "State":
         data = json.loads(path.read_text())
         return cls(path, Plan(**data["plan"]), data.get("accel"), data.get("icount"),
-                   data.get("completed", []))
+                   data.get("completed", []), data.get("git"))
 
     def save(self) -> None:
         data = {"plan": asdict(self.plan), "accel": self.accel, "icount": self.icount,
-                "completed": self.completed}
+                "completed": self.completed, "git": self.git}
         tmp = self.path.with_suffix(".tmp")
         tmp.write_text(json.dumps(data, indent=1) + "\n")
         os.replace(tmp, self.path)  # atomic: a crash leaves the old or the new state
@@ -293,7 +353,7 @@ def unit_notice(accel: str, icount: bool) -> str:
 
 def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_runner,
           builder: Builder = subprocess_builder, chooser: Chooser = qemu_run_chooser,
-          out=print) -> list:
+          out=say) -> list:
     """Run every configuration not yet completed; returns the failed ones
     as (job, reason)."""
     plan = state.plan
@@ -310,18 +370,18 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         if job.id in done:
             out(f"{head} done earlier, skipped")
             continue
-        variables = make_vars(plan, job.lock)
-        if job.lock not in built:
+        variables = make_vars(plan, job.lock, job.stats)
+        if job.variant not in built:
             cmd = build_command(repo, variables)
-            out(f"building {' '.join(cmd[4:-1])} ...")
+            out(f"building {' '.join(cmd[cmd.index('kernel'):-1])} ...")
             status, output = builder(cmd)
-            built[job.lock] = None
+            built[job.variant] = None
             if status == 0:
-                built[job.lock] = repo / output.strip().splitlines()[-1] / "kernel.elf"
+                built[job.variant] = repo / build_dir(output) / "kernel.elf"
             else:
                 out("\n".join(output.rstrip().splitlines()[-20:]))  # the error is at the end
-                out(f"build of {job.lock} FAILED (make exit {status})")
-        image = built[job.lock]
+                out(f"build of {job.variant} FAILED (make exit {status})")
+        image = built[job.variant]
         if image is None:
             out(f"{head} FAIL build failed")
             failed.append((job, "build failed"))
@@ -346,6 +406,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
             failed.append((job, reason))
             continue
         meta = {**asdict(job), "job": job.id, "arch": plan.arch, "accel": state.accel,
+                "git": state.git,
                 "icount": state.icount, "unsafe": unsafe, "make": variables, "args": plan.args,
                 "log": str(log), "seconds": round(seconds, 2)}
         append_records(jsonl, records, meta)
@@ -355,12 +416,14 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
     return failed
 
 
-def report(run_dir: Path, out=print) -> None:
+def report(run_dir: Path, out=say, notice: str | None = None) -> None:
     """The summary table and the figures of a finished sweep."""
     import plots
     import summary
 
     records = rec.load(run_dir / "results.jsonl")
+    if notice:
+        out(notice)
     out(summary.report(records))
     written = plots.write_all(records, run_dir / "plots")
     out("plots: " + (", ".join(str(p) for p in written) if written else "none (not enough data)"))
@@ -427,7 +490,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
 
 
 def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subprocess_builder,
-         chooser: Chooser = qemu_run_chooser, out=print) -> int:
+         chooser: Chooser = qemu_run_chooser, out=say) -> int:
     args = parse_args(argv)
     if args.resume:
         run_dir = args.results / args.resume
@@ -447,10 +510,11 @@ def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subpr
             out(f"sweep.py: {run_dir} already holds a sweep; use --resume {run_dir.name}")
             return 2
         run_dir.mkdir(parents=True, exist_ok=True)
-        state = State(run_dir / "state.json", plan)
+        state = State(run_dir / "state.json", plan, git=git_revision(args.repo))
         state.save()
+    started = time.monotonic()
     out(f"sweep {run_dir.name}: {len(expand(state.plan))} configurations, "
-        f"{len(state.completed)} done earlier; results in {run_dir}")
+        f"{len(state.completed)} done earlier; source {state.git}; results in {run_dir}")
     if state.accel is not None:
         out(unit_notice(state.accel, state.icount))
     try:
@@ -462,7 +526,8 @@ def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subpr
         out(f"sweep.py: {err}")
         return 1
     if not args.no_report and state.completed:
-        report(run_dir, out)
+        report(run_dir, out, unit_notice(state.accel, state.icount) if state.accel else None)
+    out(f"sweep {run_dir.name} took {time.monotonic() - started:.0f} s")
     if failed:
         out(f"{len(failed)} configuration(s) failed: " + ", ".join(j.label for j, _ in failed))
         out(f"rerun them with: python3 tools/sweep.py --resume {run_dir.name}")
