@@ -9,9 +9,9 @@
  * slot's descendants are the slots that follow it and have a greater depth,
  * up to the first slot whose depth is not greater.  A child is inserted
  * right after its parent with depth parent+1.  Unlinking a slot keeps the
- * order, so its children silently become children of its own parent: the
- * depth of a slot is then only an upper bound of its real depth, which is
- * all the rule above needs.  Every capability to an object is derived from
+ * order and moves its descendants up one level, so its children become
+ * children of its own parent (left deeper, they would read as children of a
+ * preceding sibling).  Every capability to an object is derived from
  * the object's first capability, so all capabilities to one object sit next
  * to each other in the list, and a capability is the object's last one
  * exactly when neither list neighbour names the same object

@@ -49,6 +49,11 @@ void cdt_insert_sibling(struct cte *after, struct cte *slot)
 
 void cdt_remove(struct cte *slot)
 {
+    /* Its children move up to its parent.  Their depths must follow: left one too deep, they
+     * would read as children of the slot before them (a sibling's subtree), which Revoke would
+     * then delete and whose Retype would count them. */
+    for (struct cte *d = slot->cdt_next; d && d->cdt_depth > slot->cdt_depth; d = d->cdt_next)
+        d->cdt_depth--;
     if (slot->cdt_prev)
         slot->cdt_prev->cdt_next = slot->cdt_next;
     if (slot->cdt_next)

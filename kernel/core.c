@@ -36,20 +36,14 @@ void core_init(unsigned core)
 }
 
 /*
- * Serve this core's mailbox.  Runs on kernel entry, while spinning for the
- * kernel lock and while waiting for another core's acknowledgement, never
- * holding anything the requester could need: it touches only this core's
- * own fields and its hardware.
+ * Serve request `seq` of this core's mailbox (core_serve_mailbox() saw it
+ * with acquire order).  It touches only this core's own fields and its
+ * hardware.
  */
-void core_serve_mailbox(void)
+void core_serve_request(struct core *c, uint32_t seq)
 {
-    struct core *c = my_core();
     struct mailbox *m = &c->mailbox;
-    /* Acquire pairs with the requester's release increment: the arguments are visible. */
-    uint32_t seq = __atomic_load_n(&m->seq, __ATOMIC_ACQUIRE);
 
-    if (seq == m->ack)
-        return;
     switch (m->kind) {
     case REQ_LEAVE_TCB:
         if (c->current == m->tcb)
@@ -114,8 +108,11 @@ void core_defer_ipi(unsigned target)
 {
     /* Relaxed: the IPI itself, sent after our lock release, orders it. */
     __atomic_store_n(&cores[target].mailbox.reschedule, true, __ATOMIC_RELAXED);
-    if (target != arch_core_id())
-        coreset_add(&my_core()->deferred.ipi, target);
+    if (target != arch_core_id()) {
+        struct deferred_work *d = &my_core()->deferred;
+        coreset_add(&d->ipi, target);
+        d->pending = true;
+    }
 }
 
 void core_defer_irq(unsigned irq, enum deferred_irq_op op)
@@ -129,12 +126,14 @@ void core_defer_irq(unsigned irq, enum deferred_irq_op op)
     d->irq[d->nirq].irq = (uint16_t)irq;
     d->irq[d->nirq].op = (uint16_t)op;
     d->nirq++;
+    d->pending = true;
 }
 
 void core_defer_vspace_load(word_t paddr, unsigned asid)
 {
     struct core *c = my_core();
 
+    c->deferred.pending = true;
     c->deferred.load_vspace = true;
     c->deferred.vspace_paddr = paddr;
     c->deferred.asid = asid;
@@ -142,11 +141,10 @@ void core_defer_vspace_load(word_t paddr, unsigned asid)
     c->loaded_vspace_paddr = paddr;
 }
 
-/* After kernel_lock_release(): the hardware side of this entry. */
-void core_run_deferred_work(void)
+/* After kernel_lock_release(), from core_run_deferred_work(): the hardware side of this entry. */
+void core_do_deferred_work(struct deferred_work *d)
 {
-    struct deferred_work *d = &my_core()->deferred;
-
+    d->pending = false;
     if (d->load_vspace) {
         d->load_vspace = false;
         arch_vspace_load(d->vspace_paddr, d->asid);

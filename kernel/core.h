@@ -73,6 +73,7 @@ enum deferred_irq_op {
 
 /* Hardware work recorded under the lock and done after it is released. */
 struct deferred_work {
+    bool pending;                   /* [o] something below is recorded: the exit checks only this */
     bool load_vspace;               /* [o] load (vspace_paddr, asid) */
     word_t vspace_paddr;            /* [o] 0: the kernel-only space */
     unsigned asid;                  /* [o] */
@@ -92,8 +93,9 @@ struct core {
     word_t loaded_vspace_paddr;     /* [x] */
 
     struct object_lock sched_lock;  /* the ready-queue lock [q] under LOCK=fine */
-    word_t ready_l1;                /* [q] bit i: ready_l2[i] != 0 */
-    word_t ready_l2[L2_BITMAP_WORDS];   /* [q] bit p: ready[p] is not empty */
+    word_t ready_l1;                /* [q] bit i: ready_l2[i] != 0 (atomic stores: the
+                                       fastpath reads it without [q], see sched_highest()) */
+    word_t ready_l2[L2_BITMAP_WORDS];   /* [q] bit p: ready[p] is not empty (as ready_l1) */
     struct ready_queue ready[PRIORITY_COUNT];   /* [q] */
 
     struct deferred_work deferred;  /* [o] */
@@ -122,12 +124,38 @@ extern unsigned ncores_online;
 
 /* kernel/core.c */
 void core_init(unsigned core);
-void core_serve_mailbox(void);
+void core_serve_request(struct core *c, uint32_t seq);
 void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
                   unsigned asid, word_t vaddr, bool whole_space);
 void core_defer_ipi(unsigned target);
 void core_defer_irq(unsigned irq, enum deferred_irq_op op);
 void core_defer_vspace_load(word_t paddr, unsigned asid);
-void core_run_deferred_work(void);
+void core_do_deferred_work(struct deferred_work *d);
+
+/*
+ * Serve this core's mailbox.  Runs on every kernel entry, while spinning
+ * for the kernel lock and while waiting for another core's
+ * acknowledgement, never holding anything the requester could need.  The
+ * check is inline because almost every entry finds nothing to do.
+ */
+static inline void core_serve_mailbox(void)
+{
+    struct core *c = my_core();
+    /* Acquire pairs with the requester's release increment: the arguments are visible. */
+    uint32_t seq = __atomic_load_n(&c->mailbox.seq, __ATOMIC_ACQUIRE);
+
+    /* ack is written only by this core. */
+    if (unlikely(seq != c->mailbox.ack))
+        core_serve_request(c, seq);
+}
+
+/* After kernel_lock_release(): the hardware side of this entry, if it recorded any. */
+static inline void core_run_deferred_work(void)
+{
+    struct deferred_work *d = &my_core()->deferred;
+
+    if (unlikely(d->pending))
+        core_do_deferred_work(d);
+}
 
 #endif

@@ -6,15 +6,6 @@
  */
 #include "cspace.h"
 
-/* (w >> shift) & MASK(bits) for any shift up to WORD_BITS and bits below WORD_BITS. */
-static word_t bits_at(word_t w, unsigned shift, unsigned bits)
-{
-    if (shift >= WORD_BITS)
-        return 0;
-    w >>= shift;
-    return bits >= WORD_BITS ? w : w & MASK(bits);
-}
-
 struct lookup_result cspace_resolve(const struct cap *root, cptr_t cptr, unsigned depth)
 {
     struct lookup_result r = { NULL, LOOKUP_OK, depth };
@@ -30,16 +21,23 @@ struct lookup_result cspace_resolve(const struct cap *root, cptr_t cptr, unsigne
         unsigned level = radix + guard_bits;
 
         /* A CNode that resolves no bits would loop for ever. */
-        if (level == 0 || level > n) {
+        if (unlikely(level == 0 || level > n)) {
             r.failure = LOOKUP_DEPTH_MISMATCH;
             return r;
         }
-        if (guard_bits && bits_at(cptr, n - guard_bits, guard_bits) != node->guard) {
+        /*
+         * The `level` bits below bit n: guard above, index below.  Shifts
+         * stay under WORD_BITS: n <= WORD_BITS and level >= 1, and a CNode's
+         * radix is far below WORD_BITS.
+         */
+        word_t bits = cptr >> (n - level);
+        if (level < WORD_BITS)
+            bits &= MASK(level);
+        if (guard_bits && bits >> radix != node->guard) {
             r.failure = LOOKUP_GUARD_MISMATCH;
             return r;
         }
-        word_t index = bits_at(cptr, n - level, radix);
-        struct cte *slot = &cnode_slots(node)[index];
+        struct cte *slot = &cnode_slots(node)[bits & MASK(radix)];
         n -= level;
         r.slot = slot;
         r.bits_left = n;

@@ -28,6 +28,7 @@
 #include "printf.h"
 #include "sched.h"
 #include "tcb.h"
+#include "untyped.h"
 #include "vspace.h"
 #include <arch.h>
 
@@ -171,6 +172,7 @@ static enum status delete_slot(struct cte *slot, struct delete_chain *chain)
         object_finalise(&slot->cap);
     }
     cap_cleanup(&slot->cap);
+    untyped_hand_over_children(slot);
     slot_clear(slot);
     return E_OK;
 }

@@ -57,7 +57,7 @@ unsigned mr_capacity(struct ipc_buffer *buf)
 
 /* ---- Queues. */
 
-static void ep_append(struct endpoint *ep, struct tcb *t)
+void endpoint_append(struct endpoint *ep, struct tcb *t)
 {
     t->ep_next = NULL;
     t->ep_prev = ep->tail;
@@ -227,21 +227,14 @@ static void unlock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
     object_locks_release(locks, 4);
 }
 
-/* The thread at the head of ep's queue if the queue holds `state` waiters. */
-static struct tcb *peek(struct endpoint *ep, enum endpoint_state state)
-{
-    struct tcb *h = __atomic_load_n(&ep->head, __ATOMIC_RELAXED);
-    return __atomic_load_n(&ep->state, __ATOMIC_RELAXED) == state ? h : NULL;
-}
-
 static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t flags, bool blocking)
 {
     struct tcb *r;
 
     for (;;) {
-        r = peek(ep, EP_RECV);
+        r = endpoint_peek(ep, EP_RECV);
         lock_ipc(ep, s, r);
-        if (peek(ep, EP_RECV) == r)
+        if (endpoint_peek(ep, EP_RECV) == r)
             break;
         unlock_ipc(ep, s, r);
     }
@@ -257,7 +250,7 @@ static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t fl
         s->blocked_on = ep;
         s->blocked_badge = badge;
         sched_dequeue(s);
-        ep_append(ep, s);
+        endpoint_append(ep, s);
         ep->state = EP_SEND;
     } else {
         s->blocked_flags = 0;
@@ -277,17 +270,24 @@ void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge)
     do_send(t, ep, badge, IPCF_FAULT | IPCF_GRANT_REPLY, true);
 }
 
-void endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap, bool blocking)
+bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap, bool blocking,
+                      bool general_held)
 {
     struct tcb *s;
     (void)cap;
 
     for (;;) {
-        s = peek(ep, EP_SEND);
+        s = endpoint_peek(ep, EP_SEND);
         lock_ipc(ep, r, s);
-        if (peek(ep, EP_SEND) == s)
+        if (endpoint_peek(ep, EP_SEND) == s)
             break;
         unlock_ipc(ep, r, s);
+    }
+    /* The sender's caps would go into the CDT: general work (kernel/syscall.c upgrades). */
+    if (s && !general_held && !(s->blocked_flags & IPCF_FAULT) &&
+        msginfo_extra_caps(arch_get_reg(&s->context, ABI_MSGINFO)) != 0) {
+        unlock_ipc(ep, r, s);
+        return false;
     }
     if (s) {
         endpoint_dequeue(ep, s);
@@ -297,13 +297,14 @@ void endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap,
         r->state = TS_BLOCKED_RECV;
         r->blocked_on = ep;
         sched_dequeue(r);
-        ep_append(ep, r);
+        endpoint_append(ep, r);
         ep->state = EP_RECV;
     } else {
         arch_set_reg(&r->context, ABI_STATUS, E_WOULD_BLOCK);
         arch_set_reg(&r->context, ABI_MSGINFO, 0);
     }
     unlock_ipc(ep, r, s);
+    return true;
 }
 
 /* ---- Cancelling. */

@@ -33,7 +33,13 @@ struct invocation;
 /* System calls on an endpoint cap (kernel/endpoint.c). */
 void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
                    bool blocking, bool is_call);
-void endpoint_receive(struct tcb *receiver, struct endpoint *ep, const struct cap *cap, bool blocking);
+/*
+ * Receive on ep.  Returns false, having changed nothing, when a queued
+ * sender's message carries caps and !general_held: the caller must take the
+ * lock for general work (kernel_lock_upgrade()) and call again.
+ */
+bool endpoint_receive(struct tcb *receiver, struct endpoint *ep, const struct cap *cap, bool blocking,
+                      bool general_held);
 
 /* Deliver a fault of `t` to the endpoint (as a blocking Call). */
 void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge);
@@ -49,6 +55,22 @@ void endpoint_cancel_badged(struct endpoint *ep, word_t badge);
 
 /* Remove t from ep's queue (caller holds [e] and [t]). */
 void endpoint_dequeue(struct endpoint *ep, struct tcb *t);
+
+/* Append t to ep's queue; the caller sets ep->state (caller holds [e] and [t]). */
+void endpoint_append(struct endpoint *ep, struct tcb *t);
+
+/*
+ * The thread at the head of ep's queue if the queue holds `state` waiters.
+ * LOCK=fine: may be called without [e] to identify the partner before
+ * locking; the answer is then only a guess, which the caller checks again
+ * once it holds [e] (the read side keeps the TCB alive meanwhile).
+ */
+static inline struct tcb *endpoint_peek(struct endpoint *ep, enum endpoint_state state)
+{
+    /* Relaxed: a guess, re-checked under [e], whose acquire orders the rest. */
+    struct tcb *h = __atomic_load_n(&ep->head, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ep->state, __ATOMIC_RELAXED) == state ? h : NULL;
+}
 
 /* Message transfer between two threads (kernel/endpoint.c): registers, buffer, caps, badge. */
 void ipc_transfer(struct tcb *sender, struct tcb *receiver, word_t badge, bool grant);

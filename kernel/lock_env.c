@@ -1,4 +1,4 @@
-/* What the lock layer needs from the kernel (lock/lock.h). */
+/* What the lock layer needs from the kernel (lock/lock.h); the inline part is in lock_env.h. */
 #include "core.h"
 #include "printf.h"
 #include <arch.h>
@@ -8,16 +8,6 @@
 void kernel_lock_wait_hook(void)
 {
     core_serve_mailbox();
-}
-
-unsigned lock_env_core_id(void)
-{
-    return arch_core_id();
-}
-
-uint64_t lock_env_cycles(void)
-{
-    return arch_cycles();
 }
 
 _Noreturn void lock_panic(const char *msg)

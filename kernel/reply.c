@@ -17,7 +17,7 @@
 #include "sched.h"
 #include <arch.h>
 
-static void reply_cap_clear(struct cte *slot)
+void reply_clear(struct cte *slot)
 {
     cdt_remove(slot);
     slot->cap = cap_null();
@@ -30,10 +30,10 @@ void reply_setup(struct tcb *caller, struct tcb *receiver, bool grant)
     struct cap r = master->cap;
 
     if (!cap_is_null(&dest->cap))
-        reply_cap_clear(dest);
+        reply_clear(dest);
     /* A caller blocked on reply has one reply cap at most: drop a stale one. */
     if (master->cdt_next)
-        reply_cap_clear(master->cdt_next);
+        reply_clear(master->cdt_next);
     r.flags = 0;
     r.rights = grant ? RIGHTS_ALL : (uint8_t)(RIGHTS_ALL & ~RIGHT_GRANT);
     dest->cap = r;
@@ -82,7 +82,7 @@ void reply_via(struct tcb *t, struct cte *slot)
                 sched_wake(caller);
             }
         }
-        reply_cap_clear(slot);
+        reply_clear(slot);
         object_locks_release(locks, 3);
     }
 }
@@ -91,5 +91,5 @@ void reply_cancel(struct tcb *caller)
 {
     struct cte *master = &caller->slots[TCB_SLOT_REPLY];
     if (master->cdt_next)
-        reply_cap_clear(master->cdt_next);
+        reply_clear(master->cdt_next);
 }

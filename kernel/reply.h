@@ -20,6 +20,9 @@ void reply_from(struct tcb *t);
 struct cte;
 void reply_via(struct tcb *t, struct cte *slot);
 
+/* A reply cap was used or replaced: empty its slot, unlinking it from its master. */
+void reply_clear(struct cte *slot);
+
 /* The caller stops waiting (cancelled): the reply cap to it disappears. */
 void reply_cancel(struct tcb *caller);
 

@@ -11,38 +11,27 @@
 #include "printf.h"
 #include "vspace.h"
 
-static inline unsigned ctz_word(word_t w)
-{
-    return (unsigned)__builtin_ctzl(w);
-}
-
-static inline unsigned msb_word(word_t w)
-{
-    return (unsigned)(WORD_BITS - 1 - (unsigned)__builtin_clzl(w));
-}
-
+/*
+ * The bitmap words are written under [q] but stored with relaxed atomics:
+ * the IPC fastpath reads them without [q] (sched_highest(), sched.h).  A
+ * plain read-modify-write under the lock plus an atomic store costs the
+ * same instructions as before.
+ */
 static void bitmap_set(struct core *c, unsigned prio)
 {
     unsigned l1 = prio / WORD_BITS;
-    c->ready_l2[l1] |= BIT(prio % WORD_BITS);
-    c->ready_l1 |= BIT(l1);
+    __atomic_store_n(&c->ready_l2[l1], c->ready_l2[l1] | BIT(prio % WORD_BITS), __ATOMIC_RELAXED);
+    __atomic_store_n(&c->ready_l1, c->ready_l1 | BIT(l1), __ATOMIC_RELAXED);
 }
 
 static void bitmap_clear(struct core *c, unsigned prio)
 {
     unsigned l1 = prio / WORD_BITS;
-    c->ready_l2[l1] &= ~BIT(prio % WORD_BITS);
-    if (c->ready_l2[l1] == 0)
-        c->ready_l1 &= ~BIT(l1);
-}
+    word_t l2 = c->ready_l2[l1] & ~BIT(prio % WORD_BITS);
 
-int sched_highest(unsigned core)
-{
-    struct core *c = &cores[core];
-    if (c->ready_l1 == 0)
-        return -1;
-    unsigned l1 = msb_word(c->ready_l1);
-    return (int)(l1 * WORD_BITS + msb_word(c->ready_l2[l1]));
+    __atomic_store_n(&c->ready_l2[l1], l2, __ATOMIC_RELAXED);
+    if (l2 == 0)
+        __atomic_store_n(&c->ready_l1, c->ready_l1 & ~BIT(l1), __ATOMIC_RELAXED);
 }
 
 static void notify_core(unsigned core)

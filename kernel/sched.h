@@ -6,6 +6,7 @@
 #ifndef KERNEL_SCHED_H
 #define KERNEL_SCHED_H
 
+#include "core.h"
 #include "tcb.h"
 
 /* Put a runnable thread at the tail (or head) of its core's queue; IPI that core if remote. */
@@ -34,7 +35,31 @@ void sched_tick(void);
 /* Make sure t runs on no core but its own queue (for deletion, migration): IPI and wait. */
 void sched_evict(struct tcb *t);
 
-/* Per-core highest ready priority, or -1. */
-int sched_highest(unsigned core);
+/*
+ * The highest ready priority of `core`, or -1.  Exact under the core's
+ * [q] (or the write side).  The IPC fastpath calls it for its own core
+ * without [q]: another core may be queueing a thread here at that moment
+ * (LOCK=fine), and then the answer may miss it.  That is harmless: such a
+ * core sends this one a reschedule IPI after its lock release
+ * (sched_enqueue), so this core reschedules right after it returns to
+ * user, exactly as if that thread had been queued just after this entry.
+ */
+static inline int sched_highest(unsigned core)
+{
+    struct core *c = &cores[core];
+    /* Relaxed: see above; under [q] the lock orders these loads. */
+    word_t l1 = __atomic_load_n(&c->ready_l1, __ATOMIC_RELAXED);
+
+    if (l1 == 0)
+        return -1;
+    unsigned i = (unsigned)(WORD_BITS - 1 - (unsigned)__builtin_clzl(l1));
+    word_t l2 = __atomic_load_n(&c->ready_l2[i], __ATOMIC_RELAXED);
+    /* Without [q], only a racing enqueue (on the read side remote cores only
+     * add to this core's queues) can show l1's bit before l2's: treat that
+     * thread as not queued yet, as above. */
+    if (l2 == 0)
+        return -1;
+    return (int)(i * WORD_BITS + (WORD_BITS - 1 - (unsigned)__builtin_clzl(l2)));
+}
 
 #endif

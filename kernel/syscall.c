@@ -10,6 +10,10 @@
  *   4. decode (all checks), then execute (cannot fail);
  *   5. schedule, release the lock, run the deferred hardware work, return.
  *
+ * Call and ReplyRecv first try the fastpath (kernel/fastpath.c), which
+ * handles the common case with a direct switch and otherwise leaves the
+ * call untouched for the slow path, under the same lock acquisition.
+ *
  * Under LOCK=fine an IPC system call whose capability turns out to be an
  * object invocation upgrades to the write side and decodes again: the
  * number alone does not say which kind of work a Call or Send does, and
@@ -20,6 +24,7 @@
 #include "cspace.h"
 #include "delete.h"
 #include "endpoint.h"
+#include "fastpath.h"
 #include "invocation.h"
 #include "irq.h"
 #include "notification.h"
@@ -54,6 +59,18 @@ static _Noreturn void leave(void)
     struct core *c = my_core();
 
     schedule();
+    c->entry_thread = NULL;
+    kernel_lock_release();
+    core_run_deferred_work();
+    arch_return_to_user(c->current);
+}
+
+/*
+ * Step 5 after the fastpath: it switched to the partner itself and touched
+ * no ready queue, so there is nothing for schedule() to decide.
+ */
+static _Noreturn void leave_switched(struct core *c)
+{
     c->entry_thread = NULL;
     kernel_lock_release();
     core_run_deferred_work();
@@ -145,24 +162,37 @@ static void lookup_failed(struct tcb *t, struct lookup_result r)
     syscall_return(t, E_FAILED_LOOKUP, 1);
 }
 
-static void do_recv(struct tcb *t, cptr_t cptr, bool blocking)
+/* Recv, NBRecv, the receive of ReplyRecv.  Returns false when general work is needed (endpoint_receive()). */
+static bool do_recv(struct tcb *t, cptr_t cptr, bool blocking, bool general_held)
 {
     struct lookup_result r = cspace_lookup_cap(t, cptr);
 
     if (r.failure) {
         lookup_failed(t, r);
-        return;
+        return true;
     }
     struct cap c = r.slot->cap;
     if (c.type == CAP_ENDPOINT && (c.rights & RIGHT_READ)) {
         if (notification_poll_bound(t))
-            return;
-        endpoint_receive(t, c.obj, &c, blocking);
+            return true;
+        return endpoint_receive(t, c.obj, &c, blocking, general_held);
     } else if (c.type == CAP_NOTIFICATION && (c.rights & RIGHT_READ)) {
         notification_wait(t, c.obj, blocking);
     } else {
         syscall_return(t, E_INVALID_CAPABILITY, 0);
     }
+    return true;
+}
+
+/* A receive that found a sender's caps to transfer: take the lock for general work and redo it. */
+static void receive(struct core *c, struct tcb *t, cptr_t cptr, bool blocking, bool general_held)
+{
+    if (do_recv(t, cptr, blocking, general_held))
+        return;
+    kernel_lock_upgrade();
+    if (c->entry_thread != t)
+        leave();
+    do_recv(t, cptr, blocking, true);
 }
 
 /* Call, Send, NBSend.  Returns false when the cap is an object: the caller must take the write side. */
@@ -221,6 +251,10 @@ _Noreturn void handle_syscall(word_t sysno)
     t = enter(kind, true);
     if (!t)
         leave();
+    if (sysno == SYS_CALL && fastpath_call(c, t))
+        leave_switched(c);
+    if (sysno == SYS_REPLY_RECV && fastpath_reply_recv(c, t))
+        leave_switched(c);
     if (sysno >= SYS_DEBUG_PUTS && sysno < SYS_COUNT) {
         handle_debug_syscall(sysno);
         leave();
@@ -232,11 +266,24 @@ _Noreturn void handle_syscall(word_t sysno)
     }
 
     cptr_t cptr = arch_get_reg(&t->context, ABI_CPTR);
+    /*
+     * A message with caps may insert them into the CDT, which only general
+     * work may change: take that lock before decoding (LOCK=fine; the other
+     * variants hold the lock exclusively already and go on).
+     */
+    bool general = false;
+    if (sysno != SYS_RECV && sysno != SYS_NBRECV && sysno != SYS_YIELD &&
+        msginfo_extra_caps(arch_get_reg(&t->context, ABI_MSGINFO)) != 0) {
+        kernel_lock_upgrade();
+        if (c->entry_thread != t)
+            leave();
+        general = true;
+    }
     switch (sysno) {
     case SYS_CALL:
     case SYS_SEND:
     case SYS_NBSEND:
-        if (!do_send(t, cptr, sysno, false)) {
+        if (!do_send(t, cptr, sysno, general)) {
             /* An object invocation: general work.  Re-decode after upgrading. */
             kernel_lock_upgrade();
             if (c->entry_thread != t)
@@ -246,7 +293,7 @@ _Noreturn void handle_syscall(word_t sysno)
         break;
     case SYS_RECV:
     case SYS_NBRECV:
-        do_recv(t, cptr, sysno == SYS_RECV);
+        receive(c, t, cptr, sysno == SYS_RECV, general);
         break;
     case SYS_REPLY:
         reply_from(t);
@@ -254,7 +301,7 @@ _Noreturn void handle_syscall(word_t sysno)
         break;
     case SYS_REPLY_RECV:
         reply_from(t);
-        do_recv(t, cptr, true);
+        receive(c, t, cptr, true, general);
         break;
     case SYS_YIELD:
         syscall_return(t, E_OK, 0);

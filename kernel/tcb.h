@@ -13,6 +13,8 @@
  *   [t]  the TCB's own object lock `lock`
  *   [q]  the ready-queue lock of core `affinity` (struct core.sched_lock)
  *   [e]  the lock of the endpoint or notification the thread waits on
+ *   [a]  only core `affinity` touches it (its scheduler, its timer, the IPC
+ *        fastpath's direct switch), or the write side
  *   [w]  written only under the write side; read freely under either side
  */
 #ifndef KERNEL_TCB_H
@@ -72,7 +74,7 @@ struct tcb {
     uint8_t in_ready_queue;             /* [q] queued on core `affinity`'s ready queue */
     uint8_t fault_type;                 /* [t] enum fault_type pending (IPCF_FAULT) */
     unsigned affinity;                  /* [w] the core it runs on; changed only by SetAffinity */
-    unsigned timeslice;                 /* [q] timer ticks left */
+    unsigned timeslice;                 /* [a] timer ticks left */
 
     struct tcb *sched_next;             /* [q] ready queue links */
     struct tcb *sched_prev;

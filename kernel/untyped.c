@@ -254,3 +254,26 @@ enum status decode_untyped_invocation(struct invocation *inv)
         ut->asid_gen = end;
     return E_OK;
 }
+
+/*
+ * The children of a deleted cap become children of its parent.  When the
+ * deleted cap is an untyped copy of its parent, the objects made from the
+ * copy lie above the parent's own watermark: the parent takes over the
+ * copy's marks, or its next Retype (it has children, so it does not start
+ * over) would hand out memory those objects use.  While the copy existed
+ * the parent could not retype (it had an untyped copy among its children),
+ * so the copy's marks are the current ones.
+ */
+void untyped_hand_over_children(struct cte *slot)
+{
+    struct cap *c = &slot->cap;
+    if (c->type != CAP_UNTYPED || !cdt_has_children(slot))
+        return;
+    struct cte *parent = slot->cdt_prev;
+    while (parent && parent->cdt_depth >= slot->cdt_depth)
+        parent = parent->cdt_prev;
+    if (!parent || !cap_same_object(&parent->cap, c))
+        return;
+    parent->cap.free_index = MAX(parent->cap.free_index, c->free_index);
+    parent->cap.asid_gen = c->asid_gen;
+}

@@ -52,9 +52,16 @@ void vspace_switch_to(struct tcb *t)
     if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
         return;
     if (asid) {
-        /* Each core adds only itself; the shootdown reads it under the exclusive lock. */
-        __atomic_fetch_or(&asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS],
-                          BIT(arch_core_id() % WORD_BITS), __ATOMIC_RELAXED);
+        word_t *bits = &asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS];
+        word_t me = BIT(arch_core_id() % WORD_BITS);
+        /*
+         * Each core adds only itself; the shootdown reads it under the
+         * exclusive lock, and only the exclusive holder clears it, so a
+         * relaxed look first is exact and spares the locked RMW (a full
+         * barrier) on every switch back to a space this core has loaded.
+         */
+        if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
+            __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
     }
     core_defer_vspace_load(paddr, asid);
 }

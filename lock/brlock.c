@@ -44,6 +44,9 @@
  *     writer's acquire load of R[c].
  *   - writer -> writer: the ticket lock.
  *
+ * The reader's attempt and its unlock are inline in brlock.h (every IPC
+ * entry of `fine` runs them); the argument above covers them.
+ *
  * Hardware assumptions: coherent caches, 64-byte lines, 32-bit atomic
  * loads and stores, a store-load fence.  Per uncontended read lock/unlock:
  * x86 1 barrier (the fence), ARMv7 3 DMBs (fence and acquire load in, one
@@ -67,40 +70,17 @@ void brlock_init(struct brlock *b, struct brlock_reader *readers, unsigned ncore
 
 unsigned brlock_read_lock(struct brlock *b, unsigned core, lock_wait_fn hook)
 {
-    uint32_t *flag = &b->readers[core].active;
-    unsigned attempts = 0;
+    unsigned attempts = 1;
 
-    for (;;) {
+    while (!brlock_read_trylock(b, core)) {
         attempts++;
-        /* Relaxed: ordered before the load of W by the fence below. */
-        __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
-        /* Seq_cst fence: the Dekker store-load barrier; pairs with the
-         * fence in brlock_write_lock() (see the header comment). */
-        __atomic_thread_fence(__ATOMIC_SEQ_CST);
-        /* Acquire: pairs with the release store W := 0 in
-         * brlock_write_unlock(), so the last writer's section happens
-         * before our read section. */
-        if (__atomic_load_n(&b->writer, __ATOMIC_ACQUIRE) == 0) {
-            return attempts;
-        }
-        /* Release: pairs with the writer's acquire load of our flag.  We
-         * did nothing since raising it, but under C11 this store heads a
-         * new release sequence, covering our earlier read section even if
-         * the writer reads this value rather than the unlock's. */
-        __atomic_store_n(flag, 0, __ATOMIC_RELEASE);
-        /* Relaxed polling; the acquire load on the retry orders us. */
+        /* Relaxed polling; the acquire load of the next attempt orders us. */
         while (__atomic_load_n(&b->writer, __ATOMIC_RELAXED) != 0) {
             cpu_relax();
             hook();
         }
     }
-}
-
-void brlock_read_unlock(struct brlock *b, unsigned core)
-{
-    /* Release: pairs with the writer's acquire load of this flag, so our
-     * read section happens before the next write section. */
-    __atomic_store_n(&b->readers[core].active, 0, __ATOMIC_RELEASE);
+    return attempts;
 }
 
 bool brlock_write_lock(struct brlock *b, lock_wait_fn hook)

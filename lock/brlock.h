@@ -41,13 +41,48 @@ _Static_assert(_Alignof(struct brlock) == LOCK_CACHE_LINE, "brlock words on thei
 void brlock_init(struct brlock *b, struct brlock_reader *readers, unsigned ncores);
 
 /*
+ * One attempt to enter as a reader on `core`: true if in.  False if a
+ * writer has announced itself; the flag is then down again and the caller
+ * may wait for the writer and retry (brlock_read_lock() does).  Inline, as
+ * is brlock_read_unlock(): every IPC entry of `fine` runs them.  The
+ * memory-ordering argument is in brlock.c.
+ */
+static inline bool brlock_read_trylock(struct brlock *b, unsigned core)
+{
+    uint32_t *flag = &b->readers[core].active;
+
+    /* Relaxed: ordered before the load of W by the fence below. */
+    __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
+    /* Seq_cst fence: the Dekker store-load barrier; pairs with the fence
+     * in brlock_write_lock() (see brlock.c). */
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    /* Acquire: pairs with the release store W := 0 in
+     * brlock_write_unlock(), so the last writer's section happens before
+     * our read section. */
+    if (__builtin_expect(__atomic_load_n(&b->writer, __ATOMIC_ACQUIRE) == 0, 1)) {
+        return true;
+    }
+    /* Release: pairs with the writer's acquire load of our flag.  We did
+     * nothing since raising it, but under C11 this store heads a new
+     * release sequence, covering our earlier read section even if the
+     * writer reads this value rather than the unlock's. */
+    __atomic_store_n(flag, 0, __ATOMIC_RELEASE);
+    return false;
+}
+
+/*
  * Enter as a reader on `core`, calling hook() while a writer is in.
  * Returns the number of attempts: 1 when no writer was in the way.
  */
 unsigned brlock_read_lock(struct brlock *b, unsigned core, lock_wait_fn hook);
 
 /* Caller (`core`) must hold the read side. */
-void brlock_read_unlock(struct brlock *b, unsigned core);
+static inline void brlock_read_unlock(struct brlock *b, unsigned core)
+{
+    /* Release: pairs with the writer's acquire load of this flag, so our
+     * read section happens before the next write section. */
+    __atomic_store_n(&b->readers[core].active, 0, __ATOMIC_RELEASE);
+}
 
 /*
  * Enter as the only writer, excluding all readers, calling hook() while

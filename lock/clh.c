@@ -42,13 +42,15 @@
  *     writes a node it has adopted), which keeps the DMB out of the loop on
  *     ARM and keeps the pairing visible to ThreadSanitizer.
  *
+ * clh_acquire() and clh_release() are inline in clh.h (they run on every
+ * kernel entry); each atomic there names its partner as below.
+ *
  * Hardware assumptions: atomic pointer-sized swap (XCHG on x86; LDREX/STREX
  * on ARMv7), coherent caches, 64-byte lines.  Cost per acquire/release pair:
  * 1 barrier on x86 (the XCHG), 4 DMBs on ARMv7 (2 + 1 acquiring, 1
  * releasing).
  */
 #include "clh.h"
-#include "cpu_relax.h"
 
 void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
 {
@@ -63,40 +65,4 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
     lock->ncores = ncores;
     /* Relaxed: as above. */
     __atomic_store_n(&lock->tail, &cores[ncores].node, __ATOMIC_RELAXED);
-}
-
-bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
-{
-    struct clh_core *c = &lock->cores[core];
-    struct clh_node *n = c->mine;
-    bool waited = false;
-
-    /* Relaxed: published by the release half of the swap just below. */
-    __atomic_store_n(&n->locked, 1, __ATOMIC_RELAXED);
-    /* Acq_rel: release pairs with the next acquirer's swap (it will read
-     * our 1); acquire pairs with the predecessor's swap (we read its 1). */
-    struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
-
-    /* Relaxed polling of the predecessor's own line. */
-    while (__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0) {
-        waited = true;
-        cpu_relax();
-        hook();
-    }
-    /* Acquire: pairs with the release store in the predecessor's
-     * clh_release(); it reads the same 0 (see the header comment). */
-    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
-    c->pred = pred;
-    return waited;
-}
-
-void clh_release(struct clh_lock *lock, unsigned core)
-{
-    struct clh_core *c = &lock->cores[core];
-
-    /* Release: pairs with the successor's acquire load in clh_acquire(). */
-    __atomic_store_n(&c->mine->locked, 0, __ATOMIC_RELEASE);
-    /* From here our old node belongs to the successor; adopt the
-     * predecessor's, which nobody else will touch again. */
-    c->mine = c->pred;
 }

@@ -14,6 +14,7 @@
 
 #include "lockdefs.h"
 #include "barrier_cost.h"
+#include "cpu_relax.h"
 
 /* A queue node: one word, alone on its cache line, spun on by one core. */
 struct clh_node {
@@ -51,11 +52,48 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
  * Take the lock on behalf of `core` (0 .. ncores-1), calling hook() on every
  * iteration of the wait.  Returns whether it had to wait.  A core must not
  * acquire a lock it already holds or waits for.
+ *
+ * Inline, as is clh_release(): this pair runs on every kernel entry of the
+ * `bkl` variant, and a call layer costs as many instructions as the
+ * uncontended lock itself.  The memory-ordering argument is in clh.c.
  */
-bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook);
+static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+{
+    struct clh_core *c = &lock->cores[core];
+    struct clh_node *n = c->mine;
+    bool waited = false;
+
+    /* Relaxed: published by the release half of the swap just below. */
+    __atomic_store_n(&n->locked, 1, __ATOMIC_RELAXED);
+    /* Acq_rel: release pairs with the next acquirer's swap (it will read
+     * our 1); acquire pairs with the predecessor's swap (we read its 1). */
+    struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
+
+    /* Relaxed polling of the predecessor's own line. */
+    while (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0, 0)) {
+        waited = true;
+        cpu_relax();
+        hook();
+    }
+    /* Acquire: pairs with the release store in the predecessor's
+     * clh_release(); it reads the same 0 (see clh.c).  On x86 a plain MOV,
+     * which the compiler may merge with the last poll. */
+    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
+    c->pred = pred;
+    return waited;
+}
 
 /* Caller (`core`) must hold the lock. */
-void clh_release(struct clh_lock *lock, unsigned core);
+static inline void clh_release(struct clh_lock *lock, unsigned core)
+{
+    struct clh_core *c = &lock->cores[core];
+
+    /* Release: pairs with the successor's acquire load in clh_acquire(). */
+    __atomic_store_n(&c->mine->locked, 0, __ATOMIC_RELEASE);
+    /* From here our old node belongs to the successor; adopt the
+     * predecessor's, which nobody else will touch again. */
+    c->mine = c->pred;
+}
 
 /*
  * Whether some core holds or waits for the lock.  Inside an RTM transaction

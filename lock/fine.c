@@ -1,6 +1,7 @@
 /*
  * Variant `fine`: a big-reader lock plus per-object ticket locks (000 §3.3,
- * 002 §3.2).
+ * 002 §3.2).  The per-entry operations (read side, object locks) are
+ * inline in lock/variant/fine/lock_config.h; this file has the rest.
  *
  * IPC, notification, fault and interrupt entries (ENTRY_IPC) take the read
  * side, so they run in parallel on all cores; they then lock the TCBs,
@@ -22,86 +23,56 @@
 #include "ticket.h"
 #include "lockstats.h"
 
-#if defined(DEBUG) && DEBUG
-#define LOCK_DEBUG true
-#else
-#define LOCK_DEBUG false
-#endif
-
 const char *const lock_variant_name = "fine";
 
-/* Object locks a core may hold at once, for the DEBUG bookkeeping. */
-#define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
-
-enum fine_side {
-    FINE_OUT,       /* not in the kernel lock */
-    FINE_READ,
-    FINE_WRITE,
-};
-
-/* Per-core state, written only by its core. */
-struct fine_core {
-    _Alignas(LOCK_CACHE_LINE) enum fine_side side;
-    unsigned nheld;                     /* DEBUG: entries used in held[] */
-    uintptr_t held[FINE_HELD_MAX];      /* DEBUG: object locks held, any order */
-};
-
-_Static_assert(sizeof(struct fine_core) % LOCK_CACHE_LINE == 0, "per-core state on its own lines");
-
-static struct brlock big;
+/* Read by the inline read side in lock/variant/fine/lock_config.h. */
+struct brlock fine_big;
+struct fine_core fine_cores[LOCK_MAX_CORES];
 static struct brlock_reader big_readers[LOCK_MAX_CORES];
-static struct fine_core fine_cores[LOCK_MAX_CORES];
 
 void kernel_lock_init(unsigned ncores)
 {
     if (ncores == 0 || ncores > LOCK_MAX_CORES) {
         lock_panic("kernel_lock_init: core count outside 1..LOCK_MAX_CORES");
     }
-    brlock_init(&big, big_readers, ncores);
+    brlock_init(&fine_big, big_readers, ncores);
     for (unsigned i = 0; i < ncores; i++) {
         fine_cores[i].side = FINE_OUT;
         fine_cores[i].nheld = 0;
     }
 }
 
-static void take_read(unsigned core)
+static void take_write(unsigned core, uint64_t t0)
 {
-    uint64_t t0 = lockstats_now();
-    unsigned attempts = brlock_read_lock(&big, core, kernel_lock_wait_hook);
-
-    fine_cores[core].side = FINE_READ;
-    lockstats_acquired(core, t0, attempts > 1,
-                       attempts * BRLOCK_READ_ATTEMPT_BARRIERS +
-                       (attempts - 1) * BRLOCK_READ_BACKOFF_BARRIERS);
-}
-
-static void take_write(unsigned core)
-{
-    uint64_t t0 = lockstats_now();
-    bool waited = brlock_write_lock(&big, kernel_lock_wait_hook);
+    bool waited = brlock_write_lock(&fine_big, kernel_lock_wait_hook);
 
     fine_cores[core].side = FINE_WRITE;
-    lockstats_acquired(core, t0, waited, BRLOCK_WRITE_LOCK_BARRIERS(big.ncores));
+    lockstats_acquired(core, t0, waited, BRLOCK_WRITE_LOCK_BARRIERS(fine_big.ncores));
 }
 
 static void debug_check_none_held(unsigned core, const char *msg)
 {
-    if (LOCK_DEBUG && fine_cores[core].nheld != 0) {
+    if (FINE_DEBUG && fine_cores[core].nheld != 0) {
         lock_panic(msg);
     }
 }
 
-void kernel_lock_acquire(enum kernel_entry_kind kind)
+/*
+ * kernel_lock_acquire() (lock_config.h) after its inline read attempt
+ * failed (a writer was in: the attempt counted one fence, and its back-off
+ * one release store) or for the write side.
+ */
+void fine_acquire_slow(enum kernel_entry_kind kind, unsigned core, uint64_t t0)
 {
-    unsigned core = lock_env_core_id();
-
-    if (LOCK_DEBUG && fine_cores[core].side != FINE_OUT) {
-        lock_panic("kernel_lock_acquire: core already holds the kernel lock");
-    }
     if (kind == ENTRY_IPC) {
-        take_read(core);
+        unsigned attempts = brlock_read_lock(&fine_big, core, kernel_lock_wait_hook);
+
+        fine_cores[core].side = FINE_READ;
+        lockstats_acquired(core, t0, true,
+                           (attempts + 1) * BRLOCK_READ_ATTEMPT_BARRIERS +
+                           attempts * BRLOCK_READ_BACKOFF_BARRIERS);
     } else {
-        take_write(core);
+        take_write(core, t0);
     }
 }
 
@@ -114,25 +85,19 @@ bool kernel_lock_upgrade(void)
     }
     debug_check_none_held(core, "kernel_lock_upgrade: object locks held");
     lockstats_released(core, BRLOCK_READ_UNLOCK_BARRIERS);
-    brlock_read_unlock(&big, core);
-    take_write(core);
+    brlock_read_unlock(&fine_big, core);
+    take_write(core, lockstats_now());
     return true;
 }
 
-void kernel_lock_release(void)
+/* kernel_lock_release() (lock_config.h) when the core is not a reader. */
+void fine_release_write(unsigned core)
 {
-    unsigned core = lock_env_core_id();
-    enum fine_side side = fine_cores[core].side;
-
-    debug_check_none_held(core, "kernel_lock_release: object locks still held");
-    fine_cores[core].side = FINE_OUT;
-    if (side == FINE_READ) {
-        lockstats_released(core, BRLOCK_READ_UNLOCK_BARRIERS);
-        brlock_read_unlock(&big, core);
-    } else if (side == FINE_WRITE) {
+    if (fine_cores[core].side == FINE_WRITE) {
+        fine_cores[core].side = FINE_OUT;
         lockstats_released(core, BRLOCK_WRITE_UNLOCK_BARRIERS);
-        brlock_write_unlock(&big);
-    } else if (LOCK_DEBUG) {
+        brlock_write_unlock(&fine_big);
+    } else if (FINE_DEBUG) {
         lock_panic("kernel_lock_release: kernel lock not held");
     }
 }
@@ -147,46 +112,15 @@ void object_lock_init(struct object_lock *lock)
 }
 
 /*
- * Copy the non-NULL locks of locks[0..n) into out[] in ascending address
- * order without duplicates; returns how many.  Insertion sort: n <= 4.
+ * DEBUG: `l` is about to be taken by `core`; check and record the order.
+ * Called by the inline object_locks_acquire() in lock_config.h.
  */
-static unsigned sort_unique(struct object_lock *const *locks, unsigned n,
-                            struct object_lock **out)
-{
-    unsigned m = 0;
-
-    if (n > OBJECT_LOCKS_MAX) {
-        lock_panic("object locks: more than OBJECT_LOCKS_MAX in one call");
-    }
-    for (unsigned i = 0; i < n; i++) {
-        struct object_lock *l = locks[i];
-        unsigned j = m;
-
-        if (l == NULL) {
-            continue;
-        }
-        while (j > 0 && (uintptr_t)out[j - 1] > (uintptr_t)l) {
-            j--;
-        }
-        if (j > 0 && out[j - 1] == l) {
-            continue;
-        }
-        for (unsigned k = m; k > j; k--) {
-            out[k] = out[k - 1];
-        }
-        out[j] = l;
-        m++;
-    }
-    return m;
-}
-
-/* DEBUG: `l` is about to be taken by `core`; check and record the order. */
-static void debug_note_acquire(unsigned core, const struct object_lock *l)
+void fine_debug_note_acquire(unsigned core, const struct object_lock *l)
 {
     struct fine_core *c = &fine_cores[core];
     uintptr_t a = (uintptr_t)l;
 
-    if (!LOCK_DEBUG) {
+    if (!FINE_DEBUG) {
         return;
     }
     for (unsigned i = 0; i < c->nheld; i++) {
@@ -200,13 +134,13 @@ static void debug_note_acquire(unsigned core, const struct object_lock *l)
     c->held[c->nheld++] = a;
 }
 
-/* DEBUG: `l` is about to be released by `core`, which must hold it. */
-static void debug_note_release(unsigned core, const struct object_lock *l)
+/* DEBUG: `l` is about to be released by `core`, which must hold it (object_locks_release()). */
+void fine_debug_note_release(unsigned core, const struct object_lock *l)
 {
     struct fine_core *c = &fine_cores[core];
     uintptr_t a = (uintptr_t)l;
 
-    if (!LOCK_DEBUG) {
+    if (!FINE_DEBUG) {
         return;
     }
     for (unsigned i = 0; i < c->nheld; i++) {
@@ -216,32 +150,6 @@ static void debug_note_release(unsigned core, const struct object_lock *l)
         }
     }
     lock_panic("object lock release: lock not held by this core");
-}
-
-void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    struct object_lock *sorted[OBJECT_LOCKS_MAX];
-    unsigned m = sort_unique(locks, n, sorted);
-    unsigned core = lock_env_core_id();
-
-    for (unsigned i = 0; i < m; i++) {
-        debug_note_acquire(core, sorted[i]);
-        (void)ticket_acquire(&sorted[i]->ticket, kernel_lock_wait_hook);
-    }
-    lockstats_barriers(core, m * TICKET_ACQUIRE_BARRIERS);
-}
-
-void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    struct object_lock *sorted[OBJECT_LOCKS_MAX];
-    unsigned m = sort_unique(locks, n, sorted);
-    unsigned core = lock_env_core_id();
-
-    for (unsigned i = 0; i < m; i++) {
-        debug_note_release(core, sorted[i]);
-        ticket_release(&sorted[i]->ticket);
-    }
-    lockstats_barriers(core, m * TICKET_RELEASE_BARRIERS);
 }
 
 bool lock_rtm_active(void)

@@ -3,6 +3,7 @@
  * Linked into every variant, so lock_stats_read() exists everywhere and
  * returns zeros when LOCKSTATS is off or the variant counts nothing.
  */
+#include "lock.h"
 #include "lockstats.h"
 
 struct lockstats_core lockstats_cores[LOCK_MAX_CORES];

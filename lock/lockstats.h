@@ -12,7 +12,7 @@
 #define LOCK_LOCKSTATS_H
 
 #include "lockdefs.h"
-#include "lock.h"
+#include "lockenv.h"
 
 #if defined(LOCKSTATS) && LOCKSTATS
 #define LOCK_STATS_ENABLED true

@@ -13,18 +13,9 @@ void kernel_lock_init(unsigned ncores)
     (void)ncores;
 }
 
-void kernel_lock_acquire(enum kernel_entry_kind kind)
-{
-    (void)kind;
-}
-
 bool kernel_lock_upgrade(void)
 {
     return false;
-}
-
-void kernel_lock_release(void)
-{
 }
 
 void kernel_lock_require_exclusive(void)
@@ -34,18 +25,6 @@ void kernel_lock_require_exclusive(void)
 void object_lock_init(struct object_lock *lock)
 {
     (void)lock;
-}
-
-void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
-void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
 }
 
 bool lock_rtm_active(void)

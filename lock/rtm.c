@@ -97,18 +97,6 @@ void object_lock_init(struct object_lock *lock)
     (void)lock;
 }
 
-void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
-void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
 bool lock_rtm_active(void)
 {
     return rtm_on;

@@ -177,8 +177,8 @@ void arch_irq_ack(unsigned irq)
 
 /*
  * An interrupt arrived (vectors.S saved the interrupted context).  The
- * timer's event flag is cleared before its EOI so the level-sensitive PPI
- * does not pend again at once.
+ * private timer's and the GPT's event flags are cleared before their EOI
+ * so their level-sensitive lines do not pend again at once (gpt.c).
  */
 _Noreturn void arch_handle_irq(void)
 {
@@ -195,6 +195,8 @@ _Noreturn void arch_handle_irq(void)
         handle_interrupt(id);
     }
     if (id >= GIC_FIRST_SPI && id < irq_lines) {
+        if (id == gpt_irq())
+            gpt_event_clear();
         set_enabled(id, false);
         gic_end_of_interrupt(iar);
         handle_interrupt(id);

@@ -1,6 +1,6 @@
 /*
  * The boot core's bring-up after boot.S: the SCU, the L2 cache, the
- * interrupt controller and timers, the boot command line and the memory
+ * interrupt controller and timers (the user-level GPT tick too), the boot command line and the memory
  * map for the generic kernel, then kernel_boot().
  */
 #include <arch/imx6.h>
@@ -48,6 +48,7 @@ _Noreturn void arch_init_boot_core(void)
     gic_init_core();
     global_timer_init();
     private_timer_start();
+    gpt_init();
     copy_cmdline();
 
     /* All RAM after the kernel image is free; the command line page was copied. */

@@ -90,8 +90,3 @@ void arch_timer_rearm(void)
     *ptimer(PT_STATUS) = PT_EVENT;
     *ptimer(PT_LOAD) = ticks_per_interrupt;
 }
-
-unsigned arch_user_timer_irq(void)
-{
-    return ~0u;
-}

@@ -47,8 +47,20 @@ static inline word_t sys_raw(word_t sysno, cptr_t cap, struct msg *m)
 static inline word_t sys_call(cptr_t cap, struct msg *m)      { return sys_raw(SYS_CALL, cap, m); }
 static inline word_t sys_send(cptr_t cap, struct msg *m)      { return sys_raw(SYS_SEND, cap, m); }
 static inline word_t sys_nbsend(cptr_t cap, struct msg *m)    { return sys_raw(SYS_NBSEND, cap, m); }
-static inline word_t sys_recv(cptr_t cap, struct msg *m)      { return sys_raw(SYS_RECV, cap, m); }
-static inline word_t sys_nbrecv(cptr_t cap, struct msg *m)    { return sys_raw(SYS_NBRECV, cap, m); }
+
+/*
+ * A receive sends nothing, but the registers of the convention are inputs
+ * too: they go in as zero, so that *m may be uninitialised and no stale
+ * stack words reach the kernel.
+ */
+static inline word_t sys_recv_raw(word_t sysno, cptr_t cap, struct msg *m)
+{
+    *m = (struct msg){ 0 };
+    return sys_raw(sysno, cap, m);
+}
+
+static inline word_t sys_recv(cptr_t cap, struct msg *m)      { return sys_recv_raw(SYS_RECV, cap, m); }
+static inline word_t sys_nbrecv(cptr_t cap, struct msg *m)    { return sys_recv_raw(SYS_NBRECV, cap, m); }
 static inline word_t sys_reply(struct msg *m)                 { return sys_raw(SYS_REPLY, 0, m); }
 static inline word_t sys_reply_recv(cptr_t cap, struct msg *m) { return sys_raw(SYS_REPLY_RECV, cap, m); }
 

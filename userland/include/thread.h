@@ -2,7 +2,8 @@
  * Threads made by the root task.  thread_create() makes a thread in the
  * root task's own address space and CSpace; thread_create_space() makes
  * one in a new address space that maps the root task's image frames (same
- * code and, if writable, the same globals), a fresh stack and IPC buffer.
+ * code and, if writable, the same globals), the frames given to
+ * space_share_frame(), a fresh stack and IPC buffer.
  * Both leave the thread configured but not running; thread_start() sets
  * its registers and resumes it.  fn runs with the thread's IPC buffer and
  * thread block (thread_local.h) set up; when it returns the thread
@@ -42,6 +43,13 @@ struct thread {
 word_t thread_create(struct thread *t, const struct thread_opts *o);
 word_t thread_create_space(struct thread *t, const struct thread_opts *o);
 word_t thread_start(struct thread *t, thread_fn fn, void *arg);
+
+/*
+ * Map `frame` (a cap in the root CNode, mapped at vaddr in the root task's
+ * space) at the same address in every space thread_create_space() makes
+ * from now on.  For a port's user-level support (docs/userland.md).
+ */
+word_t space_share_frame(cptr_t frame, word_t vaddr, word_t rights, word_t attrs);
 
 /* Set a thread's ip and sp (and resume it when resume != 0), keeping the start registers. */
 word_t thread_restart_at(struct thread *t, word_t ip, word_t sp, thread_fn fn, void *arg);

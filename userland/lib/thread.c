@@ -73,6 +73,38 @@ word_t thread_create(struct thread *t, const struct thread_opts *o)
     return st == E_OK ? set_params(t, o) : st;
 }
 
+/*
+ * Frames every new space maps at the same address as the root task, beyond
+ * the image: what a port's user-level support needs in every thread (on
+ * arm-imx6 the page of the global timer, arch_cycles()).
+ */
+#define MAX_SHARED_FRAMES 4
+
+static struct shared_frame {
+    cptr_t frame;
+    word_t vaddr, rights, attrs;
+} shared_frames[MAX_SHARED_FRAMES];
+static word_t nshared_frames;
+
+word_t space_share_frame(cptr_t frame, word_t vaddr, word_t rights, word_t attrs)
+{
+    if (nshared_frames == MAX_SHARED_FRAMES)
+        return E_NOT_ENOUGH_MEMORY;
+    shared_frames[nshared_frames++] = (struct shared_frame){ frame, vaddr, rights, attrs };
+    return E_OK;
+}
+
+/* Map a copy of the root task's frame cap at vaddr in vspace. */
+static word_t map_copy(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights, word_t attrs)
+{
+    cptr_t copy = slot_alloc();
+    if (!copy)
+        return E_NOT_ENOUGH_MEMORY;
+    word_t st = cnode_copy(ROOT_SLOT_CNODE, copy, ROOT_DEPTH, ROOT_SLOT_CNODE, frame, ROOT_DEPTH,
+                           RIGHTS_ALL);
+    return st == E_OK ? map_frame(copy, vspace, vaddr, rights, attrs) : st;
+}
+
 /* Addresses in new spaces: the same layout for every one, far from the root task's fresh ones. */
 #define SPACE_IPC_VADDR   0x30000000UL
 #define SPACE_STACK_VADDR 0x30010000UL
@@ -90,14 +122,14 @@ word_t thread_create_space(struct thread *t, const struct thread_opts *o)
     word_t rights = o->image_rights ? o->image_rights : RIGHT_READ | RIGHT_WRITE;
     word_t nframes = bootinfo->user_image_frames.end - bootinfo->user_image_frames.start;
     for (word_t i = 0; i < nframes; i++) {
-        cptr_t copy = slot_alloc();
-        if (!copy)
-            return E_NOT_ENOUGH_MEMORY;
-        st = cnode_copy(ROOT_SLOT_CNODE, copy, ROOT_DEPTH, ROOT_SLOT_CNODE,
-                        bootinfo->user_image_frames.start + i, ROOT_DEPTH, RIGHTS_ALL);
-        if (st == E_OK)
-            st = map_frame(copy, t->vspace, bootinfo->user_image_vaddr + i * PAGE_SIZE, rights,
-                           VM_DEFAULT);
+        st = map_copy(bootinfo->user_image_frames.start + i, t->vspace,
+                      bootinfo->user_image_vaddr + i * PAGE_SIZE, rights, VM_DEFAULT);
+        if (st != E_OK)
+            return st;
+    }
+    for (word_t i = 0; i < nshared_frames; i++) {
+        const struct shared_frame *f = &shared_frames[i];
+        st = map_copy(f->frame, t->vspace, f->vaddr, f->rights, f->attrs);
         if (st != E_OK)
             return st;
     }

@@ -146,7 +146,7 @@ TEST(fault_unknown_syscall)
     CHECK_EQ(msginfo_label(m.info), FAULT_UNKNOWN_SYSCALL);
     CHECK_EQ(m.mr[2], 0x777);
     word_t at = (word_t)arch_fault_syscall_at;
-    CHECK(m.mr[0] == at || m.mr[0] == at + 2);
+    CHECK(m.mr[0] == at || m.mr[0] == at + ARCH_SYSCALL_INSN_BYTES);
     test_note("reported ip %s the syscall instruction", m.mr[0] == at ? "at" : "after");
     reply_skip(arch_fault_syscall_resume);
     CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));

@@ -48,7 +48,7 @@ TEST(frame_map_errors)
     /* Misaligned. */
     CHECK_ST(frame_map(g, ROOT_SLOT_VSPACE, v + 0x10, RW, VM_DEFAULT), E_ALIGNMENT);
     /* Kernel half. */
-    word_t st = frame_map(g, ROOT_SLOT_VSPACE, 0xffff800000000000UL, RW, VM_DEFAULT);
+    word_t st = frame_map(g, ROOT_SLOT_VSPACE, ARCH_KERNEL_VADDR, RW, VM_DEFAULT);
     CHECK(st == E_INVALID_ARGUMENT || st == E_RANGE);
     /* Not a VSpace. */
     CHECK_ST(frame_map(g, ep, v + PAGE_SIZE, RW, VM_DEFAULT), E_INVALID_CAPABILITY);
@@ -95,7 +95,7 @@ TEST(frame_rights_limit_mapping)
     word_t regs[ARCH_USER_REGS] = { 0 };
     regs[ARCH_REG_IP] = (word_t)arch_fault_write;
     regs[ARCH_REG_SP] = t->stack_top - 64;
-    regs[ARCH_REG_RDI] = v;
+    regs[ARCH_REG_ARG0] = v;
     regs[ARCH_REG_FLAGS] = ARCH_INITIAL_FLAGS;
     CHECK_OK(tcb_write_registers(t->tcb, 1, ARCH_USER_REGS, regs));
     struct msg m;
@@ -117,7 +117,7 @@ TEST(frame_delete_unmaps)
     word_t regs[ARCH_USER_REGS] = { 0 };
     regs[ARCH_REG_IP] = (word_t)arch_fault_read;
     regs[ARCH_REG_SP] = t->stack_top - 64;
-    regs[ARCH_REG_RDI] = v;
+    regs[ARCH_REG_ARG0] = v;
     regs[ARCH_REG_FLAGS] = ARCH_INITIAL_FLAGS;
     CHECK_OK(tcb_write_registers(t->tcb, 1, ARCH_USER_REGS, regs));
     struct msg m;
@@ -129,7 +129,7 @@ TEST(frame_delete_unmaps)
 TEST(page_table_map_unmap)
 {
     /* Far from anything else, so every level below the root is missing. */
-    word_t v = 0x500000000000UL;
+    word_t v = ARCH_FAR_VADDR;
     cptr_t f = obj_new(OBJ_FRAME, 0);
     CHECK(f);
     CHECK_ST(frame_map(f, ROOT_SLOT_VSPACE, v, RW, VM_DEFAULT), E_FAILED_LOOKUP);
@@ -152,7 +152,7 @@ TEST(page_table_map_unmap)
     st = page_table_map(extra, ROOT_SLOT_VSPACE, v, VM_DEFAULT);
     CHECK(st == E_DELETE_FIRST || st == E_ILLEGAL_OPERATION);
     /* Mapping a mapped table again is refused. */
-    st = page_table_map(pts[n - 1], ROOT_SLOT_VSPACE, v + (1UL << 30) * 64, VM_DEFAULT);
+    st = page_table_map(pts[n - 1], ROOT_SLOT_VSPACE, ARCH_FAR_VADDR_2, VM_DEFAULT);
     CHECK(st == E_ILLEGAL_OPERATION || st == E_DELETE_FIRST);
     /* Unmap the lowest table: the frame's mapping goes with it and the frame can map again. */
     CHECK_OK(page_table_unmap(pts[n - 1]));
@@ -164,8 +164,8 @@ TEST(page_table_map_errors)
 {
     cptr_t pt = obj_new(OBJ_PAGE_TABLE, 0), ep = ep_new();
     CHECK(pt && ep);
-    CHECK_ST(page_table_map(pt, ep, 0x600000000000UL, VM_DEFAULT), E_INVALID_CAPABILITY);
-    word_t st = page_table_map(pt, ROOT_SLOT_VSPACE, 0xffff900000000000UL, VM_DEFAULT);
+    CHECK_ST(page_table_map(pt, ep, ARCH_FAR_VADDR, VM_DEFAULT), E_INVALID_CAPABILITY);
+    word_t st = page_table_map(pt, ROOT_SLOT_VSPACE, ARCH_KERNEL_VADDR + ARCH_LARGE_PAGE_SIZE, VM_DEFAULT);
     CHECK(st == E_INVALID_ARGUMENT || st == E_RANGE);
     CHECK_ST(invoke(pt, FRAME_MAP, 0, NULL, 0, NULL, NULL), E_ILLEGAL_OPERATION);
 }
@@ -174,14 +174,14 @@ TEST(large_frame_map)
 {
     cptr_t lf = obj_new(OBJ_LARGE_FRAME, 0);
     CHECK(lf);
-    word_t v = vaddr_alloc(2UL << 20, 2UL << 20);
-    vaddr_alloc(2UL << 20, PAGE_SIZE);
+    word_t v = vaddr_alloc(ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
+    vaddr_alloc(ARCH_LARGE_PAGE_SIZE, PAGE_SIZE);
     CHECK_ST(frame_map(lf, ROOT_SLOT_VSPACE, v + PAGE_SIZE, RW, VM_DEFAULT), E_ALIGNMENT);
     CHECK_OK(map_frame(lf, ROOT_SLOT_VSPACE, v, RW, VM_DEFAULT));
     volatile word_t *p = (volatile word_t *)v;
     p[0] = 1;
-    p[(2UL << 20) / sizeof(word_t) - 1] = 2;
-    CHECK_EQ(p[0] + p[(2UL << 20) / sizeof(word_t) - 1], 3);
+    p[ARCH_LARGE_PAGE_SIZE / sizeof(word_t) - 1] = 2;
+    CHECK_EQ(p[0] + p[ARCH_LARGE_PAGE_SIZE / sizeof(word_t) - 1], 3);
 }
 
 /* ---- separate address spaces */

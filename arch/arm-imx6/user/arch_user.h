@@ -17,8 +17,10 @@
  * that cycles.c maps read-only (from the device untyped the kernel hands
  * out for it, docs/arm-imx6.md) before root_entry runs.  Until then, or if
  * that failed, a count of calls stands in, so timeout loops still end.
+ * Under -icount the count is scaled to instructions (cycles.c).
  */
 extern volatile const uint32_t *arm_global_timer;
+extern uint32_t arm_cycles_scale;
 uint64_t arm_cycles_fallback(void);
 
 static inline uint64_t arch_cycles(void)
@@ -31,7 +33,7 @@ static inline uint64_t arch_cycles(void)
         hi = gt[1];
         lo = gt[0];
     } while (gt[1] != hi);      /* the low word carried between the two reads */
-    return (uint64_t)hi << 32 | lo;
+    return ((uint64_t)hi << 32 | lo) * arm_cycles_scale;
 }
 
 /* Spin-wait hint. */
@@ -59,9 +61,8 @@ static inline void arch_mb(void)
 #define ARCH_REG_IP     15
 #define ARCH_REG_FLAGS  16
 
-/* The first argument register.  ARCH_REG_RDI is the x86 name generic tests still use. */
+/* The first argument register of the AAPCS, by purpose (generic tests use it). */
 #define ARCH_REG_ARG0   ARCH_REG_R0
-#define ARCH_REG_RDI    ARCH_REG_ARG0
 
 /* User mode, ARM state; the kernel keeps only the condition flags of what is written. */
 #define ARCH_INITIAL_FLAGS 0x10
@@ -74,6 +75,26 @@ static inline void arch_mb(void)
 
 /* A value user code may leave in a general register and read back (TCB register tests). */
 #define ARCH_REG_SCRATCH      ARCH_REG_R6
+
+/*
+ * Addresses for the address-space tests (test_vspace.c):
+ *   ARCH_LARGE_PAGE_SIZE  an OBJ_LARGE_FRAME is a 1 MiB section
+ *   ARCH_KERNEL_VADDR     TTBCR.N = 1: from 2 GiB up TTBR1 walks the
+ *                         kernel's table, so this is USER_TOP itself
+ *   ARCH_FAR_VADDR        user space far from the image (0x400000), the
+ *                         heap and vaddr_alloc (from 0x20000000) and the
+ *                         fixed thread addresses (0x30000000..): no L2
+ *                         table covers it until a test maps one
+ *   ARCH_FAR_VADDR_2      another such address under a different L1 entry
+ *                         (each covers 1 MiB)
+ */
+#define ARCH_LARGE_PAGE_SIZE  (1UL << 20)
+#define ARCH_KERNEL_VADDR     0x80000000UL
+#define ARCH_FAR_VADDR        0x5e000000UL
+#define ARCH_FAR_VADDR_2      (ARCH_FAR_VADDR + (16UL << 20))
+
+/* Length of the system call instruction (SVC in ARM state): a fault may report the pc after it. */
+#define ARCH_SYSCALL_INSN_BYTES 4
 
 /*
  * Exception numbers in FAULT_USER_EXCEPTION messages (MR2): the vector

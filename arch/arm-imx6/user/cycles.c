@@ -8,16 +8,27 @@
  * frame and maps it read-only and uncached; arch_cycles() then reads the
  * counter at offset 0x200.  Only the root task holds the cap, and nothing
  * here reads any other register of the page (a read of the GIC's IAR would
- * acknowledge an interrupt).
+ * acknowledge an interrupt).  Every space thread_create_space() makes maps
+ * the page at the same address (space_share_frame()), so threads there can
+ * read the counter through the same pointer.
+ *
+ * Under -icount the counter must count instructions (bootinfo.h,
+ * docs/console.md).  QEMU clocks the global timer at 100 MHz of virtual
+ * time, and with -icount shift=0 an instruction takes 1 ns, so one tick is
+ * 10 instructions: arch_cycles() multiplies by arm_cycles_scale = 10 then
+ * (a resolution of 10 instructions), and by 1 otherwise.
  */
 #include <root.h>
+#include <thread.h>
 #include <thread_local.h>
 #include <arch_user.h>
 
 #define MPCORE_PBASE    0x00A00000UL
 #define GTIMER_OFFSET   0x200
+#define ICOUNT_INSNS_PER_TICK 10    /* 1 ns per instruction, 10 ns per 100 MHz tick */
 
 volatile const uint32_t *arm_global_timer;
+uint32_t arm_cycles_scale = 1;
 
 /* Not a time: a count of calls, monotonic, so loops bounded by arch_cycles() still end. */
 uint64_t arm_cycles_fallback(void)
@@ -41,7 +52,10 @@ static void map_global_timer(void)
             return;
         }
         word_t v = vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
-        if (map_frame(frame, ROOT_SLOT_VSPACE, v, RIGHT_READ, VM_UNCACHED | VM_EXECUTE_NEVER) != E_OK)
+        word_t attrs = VM_UNCACHED | VM_EXECUTE_NEVER;
+        if (map_frame(frame, ROOT_SLOT_VSPACE, v, RIGHT_READ, attrs) != E_OK)
+            return;
+        if (space_share_frame(frame, v, RIGHT_READ, attrs) != E_OK)
             return;
         arm_global_timer = (volatile const uint32_t *)(v + GTIMER_OFFSET);
         return;
@@ -56,5 +70,7 @@ void arm_user_init(void);
 void arm_user_init(void)
 {
     tls()->ipcbuf = (struct ipc_buffer *)IPC_BUFFER_VADDR;
+    if (arg_word("icount", 0))
+        arm_cycles_scale = ICOUNT_INSNS_PER_TICK;
     map_global_timer();
 }

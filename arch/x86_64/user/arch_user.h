@@ -54,6 +54,9 @@ static inline void arch_mb(void)
 #define ARCH_REG_R14    16
 #define ARCH_REG_R15    17
 
+/* The first argument register of the C calling convention, by purpose (generic tests use it). */
+#define ARCH_REG_ARG0   ARCH_REG_RDI
+
 /* The flags a fresh thread gets: interrupts on (bit 9) and the reserved bit 1. */
 #define ARCH_INITIAL_FLAGS 0x202
 
@@ -69,6 +72,25 @@ static inline void arch_mb(void)
 
 /* A value user code may leave in a general register and read back (TCB register tests). */
 #define ARCH_REG_SCRATCH      ARCH_REG_RBP
+
+/*
+ * Addresses for the address-space tests (test_vspace.c), which must not
+ * assume a word size:
+ *   ARCH_LARGE_PAGE_SIZE  the size of an OBJ_LARGE_FRAME
+ *   ARCH_KERNEL_VADDR     an address in the kernel's half (above USER_TOP)
+ *   ARCH_FAR_VADDR        user space far from the image, heap, stacks and
+ *                         the fixed thread addresses: no table below the
+ *                         root (PML4) covers it until a test maps one
+ *   ARCH_FAR_VADDR_2      another such address under different tables
+ *                         (64 GiB further: another page directory)
+ */
+#define ARCH_LARGE_PAGE_SIZE  (2UL << 20)
+#define ARCH_KERNEL_VADDR     0xffff800000000000UL
+#define ARCH_FAR_VADDR        0x500000000000UL
+#define ARCH_FAR_VADDR_2      (ARCH_FAR_VADDR + (64UL << 30))
+
+/* Length of the system call instruction (SYSCALL, 0f 05): a fault may report the ip after it. */
+#define ARCH_SYSCALL_INSN_BYTES 2
 
 /* Exception numbers in FAULT_USER_EXCEPTION messages (MR2). */
 #define ARCH_EXC_DIVIDE   0

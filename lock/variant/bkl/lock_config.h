@@ -1,15 +1,55 @@
 /*
- * Variant `bkl`: per-object locks do nothing, so struct object_lock holds
- * only a placeholder byte (C11 forbids empty structs).  Included by
- * lock/lock.h via -Ilock/variant/bkl.
+ * Variant `bkl`: one CLH lock around every kernel entry (lock/bkl.c).  The
+ * acquire and release run on every entry, so they are inline here: the
+ * uncontended pair is then the XCHG, two loads and two stores of clh.h and
+ * the core index, with no call layer (a call layer cost as much as the lock
+ * itself; docs/locking.md, "Cost per entry").  Per-object locks do nothing:
+ * struct object_lock holds only a placeholder byte (C11 forbids empty
+ * structs).  Included by lock/lock.h via -Ilock/variant/bkl.
  */
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
+
+#include "clh.h"
+#include "lockstats.h"
 
 #define LOCK_VARIANT_BKL 1
 
 struct object_lock {
     char unused;
 };
+
+/* The big kernel lock; defined in lock/bkl.c. */
+extern struct clh_lock bkl_lock;
+
+static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
+{
+    unsigned core = lock_env_core_id();
+    uint64_t t0 = lockstats_now();
+
+    (void)kind;
+    bool waited = clh_acquire(&bkl_lock, core, kernel_lock_wait_hook);
+    lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
+}
+
+static inline void kernel_lock_release(void)
+{
+    unsigned core = lock_env_core_id();
+
+    lockstats_released(core, CLH_RELEASE_BARRIERS);
+    clh_release(&bkl_lock, core);
+}
+
+static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
+
+static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
 
 #endif

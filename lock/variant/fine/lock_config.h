@@ -1,17 +1,182 @@
 /*
- * Variant `fine`: every TCB, endpoint, notification and scheduler queue
- * carries a ticket lock (lock/ticket.h).  Included by lock/lock.h via
- * -Ilock/variant/fine.
+ * Variant `fine`: a big-reader lock as the kernel lock plus a ticket lock
+ * (lock/ticket.h) in every TCB, endpoint, notification and scheduler queue
+ * (lock/fine.c has the design and the lock order).  Included by
+ * lock/lock.h via -Ilock/variant/fine.
+ *
+ * The read side of an IPC entry is inline here: one attempt of
+ * brlock_read_trylock() (flag store, fence, load of the writer word) on
+ * the way in and one flag store on the way out.  Everything else (the
+ * write side, a reader meeting a writer, the object locks) is in fine.c.
  */
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
 
+#include "brlock.h"
+#include "lockstats.h"
 #include "ticket.h"
 
 #define LOCK_VARIANT_FINE 1
 
+#if defined(DEBUG) && DEBUG
+#define FINE_DEBUG true
+#else
+#define FINE_DEBUG false
+#endif
+
 struct object_lock {
     struct ticket_lock ticket;
 };
+
+/* Object locks a core may hold at once, for the DEBUG bookkeeping. */
+#define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
+
+enum fine_side {
+    FINE_OUT,       /* not in the kernel lock */
+    FINE_READ,
+    FINE_WRITE,
+};
+
+/* Per-core state, written only by its core. */
+struct fine_core {
+    _Alignas(LOCK_CACHE_LINE) enum fine_side side;
+    unsigned nheld;                     /* DEBUG: entries used in held[] */
+    uintptr_t held[FINE_HELD_MAX];      /* DEBUG: object locks held, any order */
+};
+
+_Static_assert(sizeof(struct fine_core) % LOCK_CACHE_LINE == 0, "per-core state on its own lines");
+
+/* Defined in lock/fine.c. */
+extern struct brlock fine_big;
+extern struct fine_core fine_cores[LOCK_MAX_CORES];
+
+/* lock/fine.c: the write side, and a read side that met a writer. */
+void fine_acquire_slow(enum kernel_entry_kind kind, unsigned core, uint64_t t0);
+void fine_release_write(unsigned core);
+
+/* lock/fine.c: the DEBUG lock-order bookkeeping. */
+void fine_debug_note_acquire(unsigned core, const struct object_lock *l);
+void fine_debug_note_release(unsigned core, const struct object_lock *l);
+
+static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
+{
+    unsigned core = lock_env_core_id();
+    uint64_t t0 = lockstats_now();
+
+    if (FINE_DEBUG && fine_cores[core].side != FINE_OUT) {
+        lock_panic("kernel_lock_acquire: core already holds the kernel lock");
+    }
+    if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock(&fine_big, core)) {
+        fine_cores[core].side = FINE_READ;
+        lockstats_acquired(core, t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
+        return;
+    }
+    fine_acquire_slow(kind, core, t0);
+}
+
+static inline void kernel_lock_release(void)
+{
+    unsigned core = lock_env_core_id();
+    struct fine_core *fc = &fine_cores[core];
+
+    if (FINE_DEBUG && fc->nheld != 0) {
+        lock_panic("kernel_lock_release: object locks still held");
+    }
+    if (__builtin_expect(fc->side == FINE_READ, 1)) {
+        fc->side = FINE_OUT;
+        lockstats_released(core, BRLOCK_READ_UNLOCK_BARRIERS);
+        brlock_read_unlock(&fine_big, core);
+        return;
+    }
+    fine_release_write(core);
+}
+
+/* Order *lo, *hi: compiles to a compare and two CMOVs, no branch. */
+static inline void fine_compare_exchange(uintptr_t *lo, uintptr_t *hi)
+{
+    uintptr_t a = *lo, b = *hi;
+
+    *lo = a < b ? a : b;
+    *hi = a < b ? b : a;
+}
+
+/* Sort key of locks[i]: its address; NULL and unused entries sort last. */
+static inline uintptr_t fine_key(struct object_lock *const *locks, unsigned n, unsigned i)
+{
+    return i < n && locks[i] != NULL ? (uintptr_t)locks[i] : UINTPTR_MAX;
+}
+
+/* Take the lock at `key` unless it is absent or the one just taken; returns 1 if taken. */
+static inline unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
+{
+    struct object_lock *l = (struct object_lock *)key;
+
+    if (key == UINTPTR_MAX || key == prev) {
+        return 0;
+    }
+    if (FINE_DEBUG) {
+        fine_debug_note_acquire(core, l);
+    }
+    (void)ticket_acquire(&l->ticket, kernel_lock_wait_hook);
+    return 1;
+}
+
+/*
+ * Take the non-NULL locks of locks[0..n) once each, in ascending address
+ * order.  Inline and unrolled, so that with the caller's constant n the
+ * keys stay in registers: NULL becomes the highest address and sorts last,
+ * the five comparators of the optimal sorting network for four keys
+ * (Knuth, TAOCP vol. 3, 5.3.4) order them without data-dependent branches
+ * (those that compare with an unused entry fold away), and a lock passed
+ * twice is equal to its neighbour and taken once.
+ */
+static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
+{
+    _Static_assert(OBJECT_LOCKS_MAX == 4, "the sorting network below is for four keys");
+    if (n > OBJECT_LOCKS_MAX) {
+        lock_panic("object locks: more than OBJECT_LOCKS_MAX in one call");
+    }
+    uintptr_t a0 = fine_key(locks, n, 0), a1 = fine_key(locks, n, 1);
+    uintptr_t a2 = fine_key(locks, n, 2), a3 = fine_key(locks, n, 3);
+
+    fine_compare_exchange(&a0, &a1);
+    fine_compare_exchange(&a2, &a3);
+    fine_compare_exchange(&a0, &a2);
+    fine_compare_exchange(&a1, &a3);
+    fine_compare_exchange(&a1, &a2);
+
+    unsigned core = lock_env_core_id();
+    unsigned taken = fine_take(core, a0, 0) + fine_take(core, a1, a0) +
+                     fine_take(core, a2, a1) + fine_take(core, a3, a2);
+    lockstats_barriers(core, taken * TICKET_ACQUIRE_BARRIERS);
+}
+
+/* Release locks[i] unless it is NULL or repeats an earlier entry; returns 1 if released. */
+static inline unsigned fine_give(unsigned core, struct object_lock *const *locks, unsigned n, unsigned i)
+{
+    struct object_lock *l = i < n ? locks[i] : NULL;
+
+    if (l == NULL || (i > 0 && locks[0] == l) || (i > 1 && locks[1] == l) ||
+        (i > 2 && locks[2] == l)) {
+        return 0;
+    }
+    if (FINE_DEBUG) {
+        fine_debug_note_release(core, l);
+    }
+    ticket_release(&l->ticket);
+    return 1;
+}
+
+/* Release order does not matter, so no sort: only NULLs and repeats are skipped. */
+static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
+{
+    if (n > OBJECT_LOCKS_MAX) {
+        lock_panic("object locks: more than OBJECT_LOCKS_MAX in one call");
+    }
+    unsigned core = lock_env_core_id();
+    unsigned released = fine_give(core, locks, n, 0) + fine_give(core, locks, n, 1) +
+                        fine_give(core, locks, n, 2) + fine_give(core, locks, n, 3);
+    lockstats_barriers(core, released * TICKET_RELEASE_BARRIERS);
+}
 
 #endif

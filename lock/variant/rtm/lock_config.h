@@ -1,7 +1,10 @@
 /*
- * Variant `rtm`: per-object locks do nothing, so struct object_lock holds
- * only a placeholder byte (C11 forbids empty structs).  Included by
- * lock/lock.h via -Ilock/variant/rtm.
+ * Variant `rtm`: the big lock elided with RTM (lock/rtm.c).  Acquire and
+ * release stay functions there: they choose between a transaction and the
+ * CLH fallback.  Per-object locks do nothing: struct object_lock holds only
+ * a placeholder byte (C11 forbids empty structs) and the object-lock
+ * operations are empty inline functions.  Included by lock/lock.h via
+ * -Ilock/variant/rtm.
  */
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
@@ -11,5 +14,20 @@
 struct object_lock {
     char unused;
 };
+
+void kernel_lock_acquire(enum kernel_entry_kind kind);
+void kernel_lock_release(void);
+
+static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
+
+static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
+{
+    (void)locks;
+    (void)n;
+}
 
 #endif

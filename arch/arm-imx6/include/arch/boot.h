@@ -17,7 +17,7 @@ unsigned arch_ipi_irq(void);
 /* The cycle counter's (global timer's) frequency; 0 when unknown. */
 word_t arch_cycle_hz(void);
 
-/* A device timer user level can wait on: none on this port (~0u). */
+/* A device timer user level can wait on: the GPT's 100 Hz tick (gpt.c). */
 unsigned arch_user_timer_irq(void);
 
 #endif

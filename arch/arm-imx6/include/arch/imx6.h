@@ -64,6 +64,11 @@ void private_timer_start(void);
 void private_timer_clear(void);
 uint64_t global_timer_read64(void);
 
+/* gpt.c: the user-level timer. */
+void gpt_init(void);
+unsigned gpt_irq(void);
+void gpt_event_clear(void);
+
 /* l2c.c: true when an L2C-310 was found and enabled. */
 bool l2c_init(void);
 

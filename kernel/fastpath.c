@@ -1,0 +1,175 @@
+/*
+ * The IPC fastpath: Call and ReplyRecv in the case that ping-pong and most
+ * client/server traffic take, after seL4's fastpath.  It checks, in order
+ * of cost, that the call needs nothing but a message in registers and a
+ * direct switch to the partner:
+ *
+ *   - no capabilities transferred, message length <= ARCH_MSG_REGISTERS;
+ *   - the cap is an endpoint cap with the rights the slow path demands;
+ *   - Call: a receiver is waiting on the endpoint;
+ *     ReplyRecv: the caller slot holds a reply cap whose caller waits for
+ *     the reply (not a fault reply), no sender is waiting on the endpoint
+ *     (so the replier blocks), no notification is bound to the replier;
+ *   - the partner runs on this core and may run at once: it is at least as
+ *     important as anything ready here (and, for ReplyRecv, as the replier,
+ *     which the slow path would otherwise keep in front of it).
+ *
+ * Anything else goes to the slow path, which sees the call untouched: the
+ * checks change nothing.  When they pass, the effect is exactly the slow
+ * path's (same registers, states, queues and reply caps), except that the
+ * switch is direct: the running thread blocks and the partner, which was
+ * blocked, becomes current, so no ready queue is touched.
+ *
+ * Locking: the kernel lock is held (ENTRY_IPC: the read side under `fine`,
+ * inside the transaction under `rtm`).  Under `fine` the partner is
+ * identified without object locks (the read side keeps every object
+ * alive), then the endpoint and the two TCBs are locked in one
+ * object_locks_acquire() and the identification is checked again; if it
+ * no longer holds, everything is released and the slow path runs.  The
+ * ready queues are only read, without their lock (sched_highest() says why
+ * that is safe).  The address-space switch is recorded as deferred work,
+ * done after the lock release (after the commit under `rtm`).
+ */
+#include "fastpath.h"
+#include "cspace.h"
+#include "endpoint.h"
+#include "reply.h"
+#include "sched.h"
+#include "vspace.h"
+#include <abi/msginfo.h>
+#include <arch.h>
+
+/* Whether a message can go by the fastpath: registers only, no caps. */
+static inline bool message_fits(word_t mi)
+{
+    return msginfo_extra_caps(mi) == 0 && msginfo_length(mi) <= ARCH_MSG_REGISTERS;
+}
+
+/* The endpoint named by cptr in t's CSpace if the cap has all of `rights`, else NULL. */
+static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
+{
+    struct lookup_result r = cspace_lookup_cap(t, arch_get_reg(&t->context, ABI_CPTR));
+
+    if (r.failure || r.slot->cap.type != CAP_ENDPOINT || (r.slot->cap.rights & rights) != rights)
+        return NULL;
+    return &r.slot->cap;
+}
+
+/* Whether `to`, on this core, may run now instead of everything ready here. */
+static inline bool may_switch_to(unsigned me, const struct tcb *to)
+{
+    return to->affinity == me && (int)to->priority >= sched_highest(me);
+}
+
+/*
+ * The register part of the slow path's transfer(): MRs, message info,
+ * badge, status.  `mi` is the sender's message info (message_fits()).
+ */
+static inline void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
+{
+    unsigned len = (unsigned)msginfo_length(mi);
+
+    for (unsigned i = 0; i < len; i++) {
+        enum abi_reg mr = (enum abi_reg)(ABI_MR0 + i);
+        arch_set_reg(&to->context, mr, arch_get_reg(&from->context, mr));
+    }
+    arch_set_reg(&to->context, ABI_MSGINFO, msginfo_new(msginfo_label(mi), 0, 0, len));
+    arch_set_reg(&to->context, ABI_BADGE, badge);
+    arch_set_reg(&to->context, ABI_STATUS, E_OK);
+}
+
+/* What schedule() would do on picking `to`, which was blocked (not queued). */
+static inline void switch_to(struct core *c, struct tcb *to)
+{
+    if (to->timeslice == 0)
+        to->timeslice = TIMESLICE_TICKS;
+    c->current = to;
+    vspace_switch_to(to);
+}
+
+bool fastpath_call(struct core *c, struct tcb *t)
+{
+    word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
+    const struct cap *cap;
+    struct endpoint *ep;
+    struct tcb *dest;
+    unsigned me = arch_core_id();
+
+    if (!message_fits(mi))
+        return false;
+    cap = endpoint_cap(t, RIGHT_WRITE);
+    /* A Call needs grant or grant-reply, like the slow path's decode. */
+    if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
+        return false;
+    ep = cap->obj;
+    dest = endpoint_peek(ep, EP_RECV);
+    if (!dest || !may_switch_to(me, dest))
+        return false;
+
+    struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
+    object_locks_acquire(locks, 3);
+    if (endpoint_peek(ep, EP_RECV) != dest) {
+        object_locks_release(locks, 3);
+        return false;
+    }
+    endpoint_dequeue(ep, dest);
+    copy_message(t, dest, mi, cap->badge);
+    dest->state = TS_RUNNING;
+    /* The caller waits for the reply, as complete_send() leaves it. */
+    t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights & RIGHT_GRANT) ? IPCF_GRANT : 0) |
+                                 ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
+    reply_setup(t, dest, (cap->rights & RIGHT_GRANT) != 0);
+    t->state = TS_BLOCKED_REPLY;
+    object_locks_release(locks, 3);
+
+    switch_to(c, dest);
+    return true;
+}
+
+bool fastpath_reply_recv(struct core *c, struct tcb *t)
+{
+    word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
+    struct cte *slot = &t->slots[TCB_SLOT_CALLER];
+    const struct cap *cap;
+    struct endpoint *ep;
+    struct tcb *caller;
+    unsigned me = arch_core_id();
+
+    /* A bound notification may have a signal for the receive: slow path. */
+    if (!message_fits(mi) || t->bound_notification || (t->blocked_flags & IPCF_FAULT))
+        return false;
+    /* The caller slot is [t]: only a sender completing t's receive writes
+     * it, and t is running, not receiving.  Checked again under [t]. */
+    if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
+        return false;
+    caller = slot->cap.obj;
+    if (caller->priority < t->priority || !may_switch_to(me, caller))
+        return false;
+    cap = endpoint_cap(t, RIGHT_READ);
+    if (!cap)
+        return false;
+    ep = cap->obj;
+
+    struct object_lock *locks[3] = { &ep->lock, &t->lock, &caller->lock };
+    object_locks_acquire(locks, 3);
+    if (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
+        caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
+        ep->state == EP_SEND) {
+        object_locks_release(locks, 3);
+        return false;
+    }
+    /* The reply, as reply_via() gives it. */
+    copy_message(t, caller, mi, 0);
+    caller->blocked_flags = 0;
+    caller->state = TS_RUNNING;
+    reply_clear(slot);
+    /* The receive, as endpoint_receive() blocks when no sender waits. */
+    t->state = TS_BLOCKED_RECV;
+    t->blocked_on = ep;
+    endpoint_append(ep, t);
+    ep->state = EP_RECV;
+    object_locks_release(locks, 3);
+
+    switch_to(c, caller);
+    return true;
+}
