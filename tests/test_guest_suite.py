@@ -17,8 +17,13 @@ def config_id(config):
     return f"{lock}-{cpus}cpu"
 
 
+# A whole suite on 4 virtual CPUs takes one to two minutes under TCG on a quiet two-core host;
+# the limit leaves room for a loaded one while still catching a hung guest.
+SUITE_TIMEOUT = 600
+
+
 def suite(guest, lock, cpus, accel="tcg"):
-    return guest(lock=lock, cpus=cpus, app="tests", accel=accel)
+    return guest(lock=lock, cpus=cpus, app="tests", accel=accel, timeout=SUITE_TIMEOUT)
 
 
 def test_suite_is_large_enough():
