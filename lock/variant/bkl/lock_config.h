@@ -15,9 +15,7 @@
 
 #define LOCK_VARIANT_BKL 1
 
-struct object_lock {
-    char unused;
-};
+#include "no_object_locks.h"
 
 /* The big kernel lock; defined in lock/bkl.c. */
 extern struct clh_lock bkl_lock;
@@ -38,18 +36,6 @@ static inline void kernel_lock_release(void)
 
     lockstats_released(core, CLH_RELEASE_BARRIERS);
     clh_release(&bkl_lock, core);
-}
-
-static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
-static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
 }
 
 #endif

@@ -10,9 +10,7 @@
 
 #define LOCK_VARIANT_NONE 1
 
-struct object_lock {
-    char unused;
-};
+#include "no_object_locks.h"
 
 static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
@@ -21,18 +19,6 @@ static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
 
 static inline void kernel_lock_release(void)
 {
-}
-
-static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
-static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
 }
 
 #endif

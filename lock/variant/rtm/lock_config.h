@@ -11,23 +11,9 @@
 
 #define LOCK_VARIANT_RTM 1
 
-struct object_lock {
-    char unused;
-};
+#include "no_object_locks.h"
 
 void kernel_lock_acquire(enum kernel_entry_kind kind);
 void kernel_lock_release(void);
-
-static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
-
-static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
-{
-    (void)locks;
-    (void)n;
-}
 
 #endif
