@@ -60,18 +60,30 @@ def test_suite_under_kvm(guest, cpus):
     assert not failed and run.done_status == 0
 
 
-# Calls per fuzz run.  One core runs a million calls in seconds.  On four virtual CPUs every
-# cross-core request (suspend, migrate or unmap a thread running elsewhere) makes the lock holder
-# wait for another virtual CPU, which under TCG on a two-core host costs milliseconds; a million
-# calls there take about half an hour per variant, too long for CI, so CI runs a tenth of that.
-FUZZ_RUNS = {"none": (1, 1_000_000), "bkl": (4, 100_000), "fine": (4, 100_000), "rtm": (4, 100_000)}
+# The fuzzer runs a million calls on four cores for every variant under `-icount`, where QEMU
+# runs the virtual CPUs in turns on one host thread and switches at every PAUSE, so a core
+# spinning for the lock hands over at once: a million calls take about half a minute, and a
+# core is still preempted in the middle of the kernel, holding the lock, at any point.  Without
+# -icount every virtual CPU is a host thread and the cores truly run at once, which is what
+# exposes memory-ordering bugs; but four of them on a two-core host make every cross-core
+# request (suspend, migrate or unmap a thread running elsewhere) wait for the host scheduler,
+# so that run is shorter.  `none` has no lock and runs on one core.
+FUZZ_RUNS = {
+    "none-1cpu": ("none", 1, 1_000_000, False),
+    "bkl-4cpu-turns": ("bkl", 4, 1_000_000, True),
+    "fine-4cpu-turns": ("fine", 4, 1_000_000, True),
+    "rtm-4cpu-turns": ("rtm", 4, 1_000_000, True),
+    "bkl-4cpu-parallel": ("bkl", 4, 20_000, False),
+    "fine-4cpu-parallel": ("fine", 4, 20_000, False),
+}
 
 
-@pytest.mark.parametrize("lock", sorted(FUZZ_RUNS))
-def test_fuzz(guest, lock):
+@pytest.mark.parametrize("config", sorted(FUZZ_RUNS))
+def test_fuzz(guest, config):
     """Random invocations from threads on every core; the kernel survives and its invariants hold."""
-    cpus, calls = FUZZ_RUNS[lock]
-    run = guest(lock=lock, cpus=cpus, app="fuzz", args=f"calls={calls} seed=1", timeout=1200)
+    lock, cpus, calls, turns = FUZZ_RUNS[config]
+    run = guest(lock=lock, cpus=cpus, app="fuzz", args=f"calls={calls} seed=1", icount=turns,
+                timeout=1200)
     assert not run.of_type("panic"), run.of_type("panic")
     record = run.tests.get("fuzz")
     assert record is not None and record["status"] == "pass", record
