@@ -200,6 +200,11 @@ static enum status decode_rotate(struct invocation *inv, struct cte *dest)
         return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
     if (src != dest && !cap_is_null(&dest->cap))
         return E_DELETE_FIRST;
+    /* The two caps as they will be, badged as by Mutate: a zero badge keeps a cap as it is. */
+    struct cap to_dest = pivot->cap, to_pivot = src->cap;
+    if ((s = apply_badge(inv, &to_dest, inv_mr(inv, 7))) ||
+        (s = apply_badge(inv, &to_pivot, inv_mr(inv, 4))))
+        return s;
     /* src -> pivot -> dest, as two moves (or a swap when dest is src). */
     if (src == dest) {
         cte_swap(pivot, src);
@@ -207,6 +212,8 @@ static enum status decode_rotate(struct invocation *inv, struct cte *dest)
         cte_move(pivot, dest);
         cte_move(src, pivot);
     }
+    dest->cap = to_dest;
+    pivot->cap = to_pivot;
     return E_OK;
 }
 

@@ -240,6 +240,34 @@ TEST(cnode_rotate)
              E_ILLEGAL_OPERATION);
 }
 
+TEST(cnode_rotate_badges)
+{
+    cptr_t a = ep_new(), b = ep_new();
+    CHECK(a && b);
+    cptr_t ca = copy_cap(a, RIGHTS_ALL), cb = copy_cap(b, RIGHTS_ALL);
+    CHECK(ca && cb);
+    cptr_t dest = slot_alloc();
+    /* Each cap that moves takes its new slot's badge: b's cap to dest with 33, a's to the pivot with 44. */
+    CHECK_OK(cnode_rotate(ROOT, dest, ROOT_DEPTH, 33, ROOT, cb, ROOT_DEPTH, 44, ROOT, ca, ROOT_DEPTH));
+    badge_seen = label_seen = 0;
+    CHECK(spawn(recv_once, (void *)b, TEST_PRIO + 1, 0, 0));
+    struct msg m = { .info = msginfo_new(6, 0, 0, 0) };
+    CHECK_OK(sys_send(dest, &m));
+    CHECK(wait_eq(&label_seen, 6, WAIT_ROUNDS));
+    CHECK_EQ(badge_seen, 33);
+    badge_seen = label_seen = 0;
+    CHECK(spawn(recv_once, (void *)a, TEST_PRIO + 1, 0, 0));
+    m.info = msginfo_new(7, 0, 0, 0);
+    CHECK_OK(sys_send(cb, &m));
+    CHECK(wait_eq(&label_seen, 7, WAIT_ROUNDS));
+    CHECK_EQ(badge_seen, 44);
+    /* A badged cap cannot be badged again, and nothing moves when that is refused. */
+    cptr_t other = slot_alloc();
+    CHECK_ST(cnode_rotate(ROOT, other, ROOT_DEPTH, 55, ROOT, dest, ROOT_DEPTH, 0, ROOT, cb, ROOT_DEPTH),
+             E_ILLEGAL_OPERATION);
+    CHECK(cap_present(dest) && cap_present(cb) && !cap_present(other));
+}
+
 TEST(cnode_rotate_dest_occupied)
 {
     cptr_t a = ep_new(), b = ep_new(), c = ep_new();
