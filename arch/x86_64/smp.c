@@ -7,8 +7,9 @@
 #include <arch/x86.h>
 
 #define TRAMPOLINE_PADDR    0x8000
-#define AP_START_TIMEOUT_MS 1000    /* generous: TCG runs many vCPUs on few host cores */
-#define ROUND_TIMEOUT_MS    2000
+#define AP_START_TIMEOUT_MS 10000   /* generous: TCG runs many vCPUs on few, maybe busy, host cores,
+                                       and a busy host can skew the TSC calibration too */
+#define ROUND_TIMEOUT_MS    10000
 #define TPR_ONLY_BOOT_IPI   0xe0    /* blocks every vector class below VEC_BOOT_IPI's */
 
 _Static_assert(VEC_BOOT_IPI >> 4 > TPR_ONLY_BOOT_IPI >> 4, "the boot IPI passes the TPR");
