@@ -18,7 +18,6 @@
 #define MAX_TICKS       1024
 #define TICKER_PRIO     (TEST_PRIO + 10)
 #define MIN_INSIDE      3       /* ticks strictly inside the long call */
-#define MIN_PERIODS     4       /* the long call must last this many timer periods */
 #define PERIOD_TICKS    7       /* ticks after the first that measure the period */
 
 struct ticker {
@@ -111,11 +110,14 @@ static unsigned long us(uint64_t cycles)
 
 /*
  * Whether the ticker ran while one call, between the readings t0 and t1,
- * was in the kernel: enough ticks strictly inside, the call long enough for
- * that to mean something, and ticks handled at about the timer's rate
- * throughout (the median gap between them at most three periods).  The
- * largest gap is noted but not judged: under TCG on a loaded host a vCPU
- * may be descheduled for tens of milliseconds, which looks the same.
+ * was in the kernel: enough ticks strictly inside (interrupts are off in the
+ * kernel, so without a preemption point at most two can land inside one
+ * call), and ticks handled at about the timer's rate throughout (the median
+ * gap between them at most three periods).  The call's length is noted but
+ * not judged against the period: the period is measured from the ticks, and
+ * a busy host stretches it.  The largest gap is noted but not judged either:
+ * under TCG on a loaded host a vCPU may be descheduled for tens of
+ * milliseconds, which looks the same.
  */
 static uint64_t gaps[MAX_TICKS + 1];
 
@@ -143,11 +145,6 @@ static bool ticked_during(const struct ticker *k, const char *what, uint64_t t0,
     uint64_t median = gaps[ngaps / 2];
     test_note("%s: %lu us, %lu ticks of %lu us inside, gap median %lu us, largest %lu us", what,
               us(t1 - t0), (unsigned long)inside, us(period), us(median), us(largest));
-    if (t1 - t0 < MIN_PERIODS * period) {
-        test_fail(__FILE__, __LINE__, "%s took %lu us, under %d timer periods: make it longer", what,
-                  us(t1 - t0), MIN_PERIODS);
-        return false;
-    }
     if (inside < MIN_INSIDE) {
         test_fail(__FILE__, __LINE__, "%s: only %lu ticks handled during it (not preempted)", what,
                   (unsigned long)inside);
