@@ -110,20 +110,8 @@ static inline void arch_mb(void)
 #define ARCH_EXC_GENERAL  4
 #define ARCH_EXC_DIVIDE   1
 
-/* Fault triggers (faults.S), as on x86_64. */
-#define ARCH_FAULT_SKIPPED 0x5a5a
-word_t arch_fault_illegal(void);
-word_t arch_fault_general(void);
-word_t arch_fault_divide(void);
-word_t arch_fault_read(word_t addr);
-word_t arch_fault_write(word_t addr);
-word_t arch_fault_syscall(word_t sysno);
-extern const char arch_fault_illegal_at[], arch_fault_illegal_resume[];
-extern const char arch_fault_general_at[], arch_fault_general_resume[];
-extern const char arch_fault_divide_at[], arch_fault_divide_resume[];
-extern const char arch_fault_read_at[], arch_fault_read_resume[];
-extern const char arch_fault_write_at[], arch_fault_write_resume[];
-extern const char arch_fault_syscall_at[], arch_fault_syscall_resume[];
+/* Fault triggers: this port's faults.S provides <fault_triggers.h>. */
+#include <fault_triggers.h>
 
 /* The entry point of new threads (crt0.S); see thread.c. */
 void _thread_start(void);
