@@ -75,7 +75,7 @@ static bool ticker_start(struct ticker *k)
     if (!spawn(ticker_main, k, TICKER_PRIO, 0, 0))
         return false;
     /* It runs whenever a tick comes: wait for a few, to know the period. */
-    if (!wait_ge(&k->n, PERIOD_TICKS + 1, WAIT_ROUNDS)) {
+    if (!wait_ge_seconds(&k->n, PERIOD_TICKS + 1, 10)) {
         test_fail(__FILE__, __LINE__, "the timer IRQ ticked %lu times", (unsigned long)k->n);
         return false;
     }
