@@ -67,6 +67,12 @@ void arch_console_putc(char c);
 /* End the run with a status (QEMU exit device, or a board reset).  Never returns. */
 _Noreturn void arch_shutdown(int status);
 
+/* Execute an undefined instruction in kernel mode (boot option kernel_fault=1, DEBUG builds). */
+void arch_undefined_instruction(void);
+
+/* Print the return addresses on this core's kernel stack (panic(); for addr2line). */
+void arch_panic_backtrace(void);
+
 /* Stop this core for good after a panic, interrupts off. */
 _Noreturn void arch_halt_core(void);
 

@@ -366,6 +366,22 @@ static void print_boot_record(const struct arch_boot_info *info)
             DEBUG ? "true" : "false", (unsigned)NCPUS);
 }
 
+/*
+ * DEBUG builds with the boot option kernel_fault=1 stop here on purpose,
+ * with a kernel-mode exception, so that a test sees the one panic path
+ * work: register dump, backtrace, `panic` record, the core halted.
+ */
+static void check_panic_path(void)
+{
+    char v[4];
+
+    if (!DEBUG || !cmdline_get("kernel_fault", v, sizeof(v)) || !streq(v, "1"))
+        return;
+    kprintf("kernel: kernel_fault=1: an undefined instruction in the kernel, on purpose\n");
+    kflush();
+    arch_undefined_instruction();
+}
+
 /* Every core's first entry into scheduling. */
 static _Noreturn void start_scheduling(void)
 {
@@ -414,6 +430,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
     }
     root_bootinfo->ncores = ncores_online;
     print_boot_record(info);
+    check_panic_path();
 
     root->state = TS_RUNNING;
     sched_enqueue(root);

@@ -168,6 +168,8 @@ _Noreturn void panic(const char *fmt, ...)
         kprintf("@@ {\"panic\": {\"core\": %u, \"reason\": \"", core);
         kprint_json_string(reason, sink.len);
         kprintf("\"}}\n");
+        kflush();
+        arch_panic_backtrace();
     }
     arch_halt_core();
 }

@@ -105,6 +105,32 @@ def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hel
     return result
 
 
+def assert_panic_path(run, elf: Path, addr2line: str, fault_function: str) -> None:
+    """A kernel_fault=1 boot went down the panic path: record, backtrace, QEMU stopped (exit 4).
+
+    The faulting address and every backtrace address must be code of the kernel image:
+    addr2line names a function for each (return addresses are looked up one byte back,
+    inside the call).
+    """
+    assert run.status == qemu_run.EXIT_PANIC, f"qemu_run exited {run.status}"
+    assert run.done_status is None
+    panics = run.of_type("panic")
+    assert len(panics) == 1 and panics[0]["panic"]["core"] == 0, panics
+    at = re.search(r"at (?:rip|pc) (0x[0-9a-f]+)", panics[0]["panic"]["reason"])
+    trace = re.search(r"backtrace:((?: (?:0x)?[0-9a-f]+)+)", run.log)
+    assert at and trace, run.log
+    returns = [hex(int(a, 16) - 1) for a in trace.group(1).split()]
+
+    def functions(addrs: list[str]) -> list[str]:
+        out = subprocess.run([addr2line, "-f", "-e", str(elf)] + addrs, capture_output=True,
+                             text=True, check=True).stdout.splitlines()
+        return out[0::2]
+
+    assert functions([at.group(1)]) == [fault_function]
+    names = functions(returns)
+    assert names and "??" not in names, list(zip(returns, names))
+
+
 def kvm_skip_reason(arch: str = "x86_64") -> str | None:
     """None when KVM runs this kernel with user mode here, else why not."""
     image = build(arch, "bkl") / "kernel.elf"

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, build, guest_test_names
+from conftest import REPO, assert_panic_path, build, guest_test_names
 
 ARCH = "arm-imx6"
 
@@ -55,6 +55,16 @@ def test_exit_status_reaches_qemu(guest):
     run = guest(arch=ARCH, lock="bkl", cpus=1, app="no-such-app")
     assert run.done_status == 2
     assert run.status == 2
+
+
+@needs_arm_tools
+def test_kernel_exception_takes_the_panic_path(guest):
+    """A kernel-mode undefined instruction: register dump, backtrace, `panic` record, run stopped."""
+    run = guest(arch=ARCH, lock="bkl", cpus=4, args="kernel_fault=1")
+    assert "undefined instruction" in run.of_type("panic")[0]["panic"]["reason"], run.log
+    assert "sp_svc" in run.log and "r12" in run.log, run.log
+    assert_panic_path(run, build(ARCH, "bkl") / "kernel.elf", "arm-none-eabi-addr2line",
+                      "arch_undefined_instruction")
 
 
 def test_rtm_refused():

@@ -1,7 +1,7 @@
 """Boot on x86_64: every core online, the boot IPI round complete, a clean exit."""
 import pytest
 
-from conftest import kvm_skip_reason
+from conftest import assert_panic_path, build, kvm_skip_reason
 
 
 def assert_booted(run, cpus):
@@ -41,3 +41,19 @@ def test_lock_and_build_options_reach_the_boot_record(guest):
     run = guest(cpus=2, lock="bkl")
     assert run.boot_record["lock"] == "bkl"
     assert run.boot_record["debug"] is True
+
+
+def test_kernel_exception_takes_the_panic_path(guest):
+    """A kernel-mode exception: register dump, backtrace, `panic` record, the run stopped."""
+    run = guest(cpus=2, args="kernel_fault=1")
+    assert "#UD invalid opcode" in run.of_type("panic")[0]["panic"]["reason"], run.log
+    for reg in ("rip=", "rsp=", "cr3="):
+        assert reg in run.log, run.log
+    assert_panic_path(run, build("x86_64", "bkl") / "kernel.elf", "addr2line",
+                      "arch_undefined_instruction")
+
+
+def test_kernel_fault_option_needs_debug(guest):
+    """Without DEBUG the boot option does nothing: the run ends normally."""
+    run = guest(cpus=1, args="kernel_fault=1", debug="0")
+    assert_booted(run, 1)

@@ -10,6 +10,8 @@ with -no-reboot, a crash) has failed, whatever QEMU's own exit code says.
 Exit codes of this script:
     N     the guest's status from its done record
     3     QEMU ended without a done record
+    4     the kernel panicked (QEMU is stopped PANIC_GRACE seconds after the
+          first `panic` record, so other cores' panics are printed too)
     124   the guest did not finish within --timeout seconds
     125   QEMU could not be started
 """
@@ -34,6 +36,8 @@ REPO = Path(__file__).resolve().parent.parent
 KVM_PROBE_CACHE = REPO / "build" / "kvm-probe.json"
 
 EXIT_NO_DONE = 3
+EXIT_PANIC = 4
+PANIC_GRACE = 2.0
 EXIT_TIMEOUT = 124
 EXIT_NO_QEMU = 125
 
@@ -172,13 +176,20 @@ def run(args: argparse.Namespace) -> int:
 
     done_status: list[int] = []
     timed_out = threading.Event()
+    panicked = threading.Event()
 
-    def on_timeout() -> None:
-        timed_out.set()
+    def stop_qemu() -> None:
         try:
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+    def on_timeout() -> None:
+        timed_out.set()
+        stop_qemu()
+
+    # A panicked kernel halts its cores and never prints a done record.
+    panic_timer = threading.Timer(PANIC_GRACE, stop_qemu)
 
     timer = threading.Timer(args.timeout, on_timeout) if args.timeout > 0 else None
     if timer:
@@ -193,12 +204,19 @@ def run(args: argparse.Namespace) -> int:
         record = record_of(line)
         if record is not None and record.get("done") is True:
             done_status.append(int(record.get("status", 1)))
+        if record is not None and "panic" in record and not panicked.is_set():
+            panicked.set()
+            panic_timer.start()
     qemu_status = proc.wait()
     if timer:
         timer.cancel()
+    panic_timer.cancel()
     elapsed = time.monotonic() - start
     if log:
         log.close()
+    if panicked.is_set():
+        print(f"qemu_run: PANIC: the kernel panicked; QEMU was stopped after {elapsed:.1f} s", flush=True)
+        return EXIT_PANIC
     if timed_out.is_set():
         print(f"qemu_run: TIMEOUT: the guest did not finish within {args.timeout} s; QEMU was stopped",
               flush=True)

@@ -226,7 +226,7 @@ def say(text: str) -> None:
 
 
 # Exit codes of tools/qemu_run.py besides the guest's own status.
-QEMU_RUN_EXITS = {3: "no done record", 124: "timeout", 125: "QEMU could not start"}
+QEMU_RUN_EXITS = {3: "no done record", 4: "kernel panic", 124: "timeout", 125: "QEMU could not start"}
 
 
 def check_boot(status: int | None, records: list, bench: str | None) -> str | None:

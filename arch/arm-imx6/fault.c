@@ -104,6 +104,41 @@ static void dump(const struct kernel_frame *f, unsigned kind, word_t svc_sp, wor
     kprintf("  sp_svc %08lx lr_svc %08lx\n", (unsigned long)svc_sp, (unsigned long)svc_lr);
 }
 
+/*
+ * The return addresses on the kernel stack, by the frame-pointer chain (A32
+ * with -fno-omit-frame-pointer: fp points at the saved lr, the caller's fp
+ * below it).  The walk stops at the first frame that does not look like
+ * one: outside the kernel, misaligned, or not further up the same stack.
+ */
+#define BACKTRACE_MAX_FRAMES    16
+#define BACKTRACE_MAX_FRAME     0x4000
+
+void arch_undefined_instruction(void)
+{
+    __asm__ volatile("udf #0");
+}
+
+void arch_panic_backtrace(void)
+{
+    word_t fp = (word_t)__builtin_frame_address(0);
+
+    kprintf("  backtrace:");
+    for (int i = 0; i < BACKTRACE_MAX_FRAMES; i++) {
+        if (fp < KERNEL_VBASE + sizeof(word_t) || (fp & 3))
+            break;
+        const word_t *frame = (const word_t *)fp;
+        word_t ret = frame[0], next = frame[-1];
+        if (ret < KERNEL_VBASE)
+            break;
+        kprintf(" %08lx", (unsigned long)ret);
+        if (next <= fp || next - fp > BACKTRACE_MAX_FRAME)
+            break;
+        fp = next;
+    }
+    kprintf("\n");
+    kflush();
+}
+
 void arch_kernel_exception(struct kernel_frame *f, unsigned kind, word_t svc_sp, word_t svc_lr)
 {
     if (fixup(f))

@@ -5,6 +5,7 @@
  * arch_halt_core().
  */
 #include <arch/cpu.h>
+#include <arch/machine.h>
 #include <arch/x86.h>
 
 static const char *const exception_names[32] = {
@@ -38,6 +39,45 @@ static void dump(const struct trap_frame *f)
     reg(" cr2", read_cr2()); reg("cr3", read_cr3()); x86_puts("\n");
 }
 
+/*
+ * The return addresses on the kernel stack, by the frame-pointer chain
+ * (the kernel is built with -fno-omit-frame-pointer), for addr2line.  The
+ * walk stops at the first frame that does not look like one: outside the
+ * kernel image, misaligned, or not further up the same stack.
+ */
+#define BACKTRACE_MAX_FRAMES    16
+#define BACKTRACE_MAX_FRAME     0x4000
+
+static void backtrace(word_t rbp)
+{
+    x86_puts(" backtrace:");
+    for (int i = 0; i < BACKTRACE_MAX_FRAMES; i++) {
+        if (rbp < KERNEL_VMA || (rbp & 7))
+            break;
+        const word_t *frame = (const word_t *)rbp;
+        if (frame[1] < KERNEL_VMA)
+            break;
+        x86_puts(" ");
+        x86_put_hex(frame[1]);
+        if (frame[0] <= rbp || frame[0] - rbp > BACKTRACE_MAX_FRAME)
+            break;
+        rbp = frame[0];
+    }
+    x86_puts("\n");
+}
+
+void arch_undefined_instruction(void)
+{
+    __asm__ volatile("ud2");
+}
+
+void arch_panic_backtrace(void)
+{
+    x86_console_lock();
+    backtrace((word_t)__builtin_frame_address(0));
+    x86_console_unlock();
+}
+
 _Noreturn void arch_panic_dump(const char *reason, const struct trap_frame *f)
 {
     unsigned core = arch_core_id();
@@ -57,6 +97,8 @@ _Noreturn void arch_panic_dump(const char *reason, const struct trap_frame *f)
         }
         x86_puts("\n");
         dump(f);
+        if ((f->cs & 3) == 0)
+            backtrace(f->rbp);
     } else {
         x86_puts("\n");
     }
