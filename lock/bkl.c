@@ -23,22 +23,3 @@ void kernel_lock_init(unsigned ncores)
     }
     clh_init(&bkl_lock, bkl_cores, ncores);
 }
-
-bool kernel_lock_upgrade(void)
-{
-    return false;
-}
-
-void kernel_lock_require_exclusive(void)
-{
-}
-
-void object_lock_init(struct object_lock *lock)
-{
-    (void)lock;
-}
-
-bool lock_rtm_active(void)
-{
-    return false;
-}

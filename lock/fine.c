@@ -102,10 +102,6 @@ void fine_release_write(unsigned core)
     }
 }
 
-void kernel_lock_require_exclusive(void)
-{
-}
-
 void object_lock_init(struct object_lock *lock)
 {
     ticket_init(&lock->ticket);
@@ -150,9 +146,4 @@ void fine_debug_note_release(unsigned core, const struct object_lock *l)
         }
     }
     lock_panic("object lock release: lock not held by this core");
-}
-
-bool lock_rtm_active(void)
-{
-    return false;
 }

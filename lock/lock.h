@@ -39,9 +39,10 @@
 
 /*
  * The variant's lock_config.h (lock/variant/$(LOCK)/, on the include path)
- * defines struct object_lock and provides the four operations every kernel
- * entry runs, either as static inline functions (a variant with little or
- * nothing to do, so that the IPC path pays no call layers for it) or as
+ * defines struct object_lock and provides the operations below, either as
+ * static inline functions (a variant with little or nothing to do, so that
+ * the IPC path pays no call layers for it; no_object_locks.h and
+ * no_transactions.h hold the empty ones the variants share) or as
  * declarations of functions in lock/$(LOCK).c.  Their contracts:
  *
  *   void kernel_lock_acquire(enum kernel_entry_kind kind);
@@ -54,37 +55,29 @@
  *   void object_locks_acquire(struct object_lock *const *locks, unsigned n);
  *   void object_locks_release(struct object_lock *const *locks, unsigned n);
  *       As described above; release accepts the same array as acquire.
+ *   void object_lock_init(struct object_lock *lock);
+ *       Boot and object creation: an unlocked object lock.
+ *   bool kernel_lock_upgrade(void);
+ *       Under `fine`, an ENTRY_IPC entry that finds it must do general work
+ *       (for example a fault that destroys objects) upgrades by dropping the
+ *       read side and taking the write side; the caller must then re-decode,
+ *       because state may have changed in between.  Returns true when the
+ *       caller must restart its decode; other variants return false.
+ *   void kernel_lock_require_exclusive(void);
+ *       Code that cannot run inside a hardware transaction (console output,
+ *       the debug invariant checker) calls this first.  Under `rtm` inside a
+ *       transaction it aborts with the explicit code LOCK_ABORT_NEEDS_LOCK,
+ *       so the entry is retried holding the real lock.  No-op elsewhere.
+ *   bool lock_rtm_active(void);
+ *       Whether `rtm` found working RTM at boot; false for every other variant.
  */
 #include "lock_config.h"
 
 /* Boot: called once on the boot core before any other core runs. */
 void kernel_lock_init(unsigned ncores);
 
-/*
- * Under `fine`, an ENTRY_IPC entry that finds it must do general work
- * (for example a fault that destroys objects) upgrades by dropping the read
- * side and taking the write side; the caller must then re-decode, because
- * state may have changed in between.  Other variants: no-op, returns false.
- * Returns true when the caller must restart its decode.
- */
-bool kernel_lock_upgrade(void);
-
-/*
- * Code that cannot run inside a hardware transaction (console output, the
- * debug invariant checker) calls this first.  Under `rtm` inside a
- * transaction it aborts with the explicit code LOCK_ABORT_NEEDS_LOCK, so the
- * entry is retried holding the real lock.  No-op elsewhere.
- */
-void kernel_lock_require_exclusive(void);
-
-/* Boot and object creation: an unlocked object lock. */
-void object_lock_init(struct object_lock *lock);
-
 /* The variant's name ("none", "bkl", "rtm", "fine"), for the boot record. */
 extern const char *const lock_variant_name;
-
-/* Whether `rtm` found working RTM at boot; false for every other variant. */
-bool lock_rtm_active(void);
 
 void lock_stats_read(unsigned core, struct lock_stats *out);
 void lock_stats_reset(void);

@@ -59,11 +59,6 @@ void kernel_lock_acquire(enum kernel_entry_kind kind)
     }
 }
 
-bool kernel_lock_upgrade(void)
-{
-    return false;
-}
-
 void kernel_lock_release(void)
 {
     unsigned core = lock_env_core_id();
@@ -90,11 +85,6 @@ void kernel_lock_require_exclusive(void)
     if (rtm_on && rtm_test()) {
         rtm_abort(LOCK_ABORT_NEEDS_LOCK);
     }
-}
-
-void object_lock_init(struct object_lock *lock)
-{
-    (void)lock;
 }
 
 bool lock_rtm_active(void)

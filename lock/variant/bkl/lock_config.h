@@ -16,6 +16,7 @@
 #define LOCK_VARIANT_BKL 1
 
 #include "no_object_locks.h"
+#include "no_transactions.h"
 
 /* The big kernel lock; defined in lock/bkl.c. */
 extern struct clh_lock bkl_lock;

@@ -15,6 +15,7 @@
 #include "brlock.h"
 #include "lockstats.h"
 #include "ticket.h"
+#include "no_transactions.h"
 
 #define LOCK_VARIANT_FINE 1
 
@@ -51,6 +52,9 @@ extern struct brlock fine_big;
 extern struct fine_core fine_cores[LOCK_MAX_CORES];
 
 /* lock/fine.c: the write side, and a read side that met a writer. */
+void object_lock_init(struct object_lock *lock);
+bool kernel_lock_upgrade(void);
+
 void fine_acquire_slow(enum kernel_entry_kind kind, unsigned core, uint64_t t0);
 void fine_release_write(unsigned core);
 

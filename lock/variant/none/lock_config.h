@@ -11,6 +11,7 @@
 #define LOCK_VARIANT_NONE 1
 
 #include "no_object_locks.h"
+#include "no_transactions.h"
 
 static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
 {

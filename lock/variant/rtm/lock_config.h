@@ -15,5 +15,7 @@
 
 void kernel_lock_acquire(enum kernel_entry_kind kind);
 void kernel_lock_release(void);
+void kernel_lock_require_exclusive(void);
+bool lock_rtm_active(void);
 
 #endif
