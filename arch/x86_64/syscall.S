@@ -11,6 +11,23 @@
 
 #define R(n) ((n) * 8)
 
+/* Load the general registers from the context at RSP, all but RCX and R11 (SYSRET uses them). */
+.macro load_registers_but_rcx_r11
+    movq R(CTX_RAX)(%rsp), %rax
+    movq R(CTX_RBX)(%rsp), %rbx
+    movq R(CTX_RDX)(%rsp), %rdx
+    movq R(CTX_RSI)(%rsp), %rsi
+    movq R(CTX_RDI)(%rsp), %rdi
+    movq R(CTX_RBP)(%rsp), %rbp
+    movq R(CTX_R8)(%rsp), %r8
+    movq R(CTX_R9)(%rsp), %r9
+    movq R(CTX_R10)(%rsp), %r10
+    movq R(CTX_R12)(%rsp), %r12
+    movq R(CTX_R13)(%rsp), %r13
+    movq R(CTX_R14)(%rsp), %r14
+    movq R(CTX_R15)(%rsp), %r15
+.endm
+
     .text
     .global x86_syscall_entry
 x86_syscall_entry:
@@ -51,19 +68,7 @@ x86_syscall_entry:
     .global x86_exit_sysret
 x86_exit_sysret:
     movq %rdi, %rsp
-    movq R(CTX_RAX)(%rsp), %rax
-    movq R(CTX_RBX)(%rsp), %rbx
-    movq R(CTX_RDX)(%rsp), %rdx
-    movq R(CTX_RSI)(%rsp), %rsi
-    movq R(CTX_RDI)(%rsp), %rdi
-    movq R(CTX_RBP)(%rsp), %rbp
-    movq R(CTX_R8)(%rsp), %r8
-    movq R(CTX_R9)(%rsp), %r9
-    movq R(CTX_R10)(%rsp), %r10
-    movq R(CTX_R12)(%rsp), %r12
-    movq R(CTX_R13)(%rsp), %r13
-    movq R(CTX_R14)(%rsp), %r14
-    movq R(CTX_R15)(%rsp), %r15
+    load_registers_but_rcx_r11
     movq R(CTX_RIP)(%rsp), %rcx
     movq R(CTX_RFLAGS)(%rsp), %r11
     movq R(CTX_RSP)(%rsp), %rsp
@@ -79,21 +84,9 @@ x86_exit_sysret:
     .global x86_exit_iret
 x86_exit_iret:
     movq %rdi, %rsp
-    movq R(CTX_RAX)(%rsp), %rax
-    movq R(CTX_RBX)(%rsp), %rbx
+    load_registers_but_rcx_r11
     movq R(CTX_RCX)(%rsp), %rcx
-    movq R(CTX_RDX)(%rsp), %rdx
-    movq R(CTX_RSI)(%rsp), %rsi
-    movq R(CTX_RDI)(%rsp), %rdi
-    movq R(CTX_RBP)(%rsp), %rbp
-    movq R(CTX_R8)(%rsp), %r8
-    movq R(CTX_R9)(%rsp), %r9
-    movq R(CTX_R10)(%rsp), %r10
     movq R(CTX_R11)(%rsp), %r11
-    movq R(CTX_R12)(%rsp), %r12
-    movq R(CTX_R13)(%rsp), %r13
-    movq R(CTX_R14)(%rsp), %r14
-    movq R(CTX_R15)(%rsp), %r15
     leaq R(CTX_RIP)(%rsp), %rsp
     testb $3, 8(%rsp)               /* the frame's CS: user mode needs the user GS base */
     jz 1f
