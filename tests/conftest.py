@@ -105,6 +105,19 @@ def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hel
     return result
 
 
+def config_id(config: tuple[str, int]) -> str:
+    """A (lock, cpus) configuration as a pytest id: "fine-4cpu"."""
+    lock, cpus = config
+    return f"{lock}-{cpus}cpu"
+
+
+def assert_guest_test_passed(run: Boot, name: str) -> None:
+    """The in-guest test `name` printed its record, and it passed."""
+    record = run.tests.get(name)
+    assert record is not None, f"the guest printed no record for {name} (status {run.status})"
+    assert record["status"] == "pass", record.get("detail", "")
+
+
 def assert_panic_path(run, elf: Path, addr2line: str, fault_function: str) -> None:
     """A kernel_fault=1 boot went down the panic path: record, backtrace, QEMU stopped (exit 4).
 

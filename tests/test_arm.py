@@ -11,7 +11,8 @@ import subprocess
 
 import pytest
 
-from conftest import REPO, assert_panic_path, build, guest_test_names
+from conftest import (REPO, assert_guest_test_passed, assert_panic_path, build, config_id,
+                      guest_test_names)
 
 ARCH = "arm-imx6"
 
@@ -123,11 +124,6 @@ NAMES = guest_test_names()
 SUITE_TIMEOUT = 900
 
 
-def config_id(config):
-    lock, cpus = config
-    return f"{lock}-{cpus}cpu"
-
-
 def suite(guest, lock, cpus):
     return guest(arch=ARCH, lock=lock, cpus=cpus, app="tests", timeout=SUITE_TIMEOUT)
 
@@ -137,9 +133,7 @@ def suite(guest, lock, cpus):
 @pytest.mark.parametrize("name", NAMES)
 def test_guest(guest, config, name):
     run = suite(guest, *config)
-    record = run.tests.get(name)
-    assert record is not None, f"the guest printed no record for {name} (status {run.status})"
-    assert record["status"] == "pass", record.get("detail", "")
+    assert_guest_test_passed(run, name)
 
 
 @needs_arm_tools

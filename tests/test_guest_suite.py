@@ -5,16 +5,11 @@ here, drawn from a single boot per configuration.
 """
 import pytest
 
-from conftest import guest_test_names, kvm_skip_reason
+from conftest import assert_guest_test_passed, config_id, guest_test_names, kvm_skip_reason
 
 # (lock, cpus): every variant on 1, 2 and 4 CPUs; `none` has no lock, so it runs on one core only.
 CONFIGS = [("none", 1)] + [(lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)]
 NAMES = guest_test_names()
-
-
-def config_id(config):
-    lock, cpus = config
-    return f"{lock}-{cpus}cpu"
 
 
 # A whole suite on 4 virtual CPUs takes one to two minutes under TCG on a quiet two-core host;
@@ -35,9 +30,7 @@ def test_suite_is_large_enough():
 @pytest.mark.parametrize("name", NAMES)
 def test_guest(guest, config, name):
     run = suite(guest, *config)
-    record = run.tests.get(name)
-    assert record is not None, f"the guest printed no record for {name} (status {run.status})"
-    assert record["status"] == "pass", record.get("detail", "")
+    assert_guest_test_passed(run, name)
 
 
 @pytest.mark.parametrize("config", CONFIGS, ids=config_id)
