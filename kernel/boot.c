@@ -31,6 +31,7 @@ static struct cte *root_slots;          /* the root CNode's slots */
 static word_t next_slot = ROOT_SLOT_FIRST_FREE_FIXED;
 static int boot_done;                   /* secondaries wait for the root task */
 static struct bootinfo *root_bootinfo;
+struct tcb *root_thread;
 static const char *const lock_names[] = { "none", "bkl", "fine", "rtm" };
 
 static bool streq(const char *a, const char *b)
@@ -272,6 +273,7 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
     tcb_pa = boot_alloc(TCB_BITS);
     c = object_create(OBJ_TCB, tcb_pa, 0, false);
     t = c.obj;
+    root_thread = t;
     tcb_install_master_reply(t);
     root_slot_put_fixed(ROOT_SLOT_TCB, c);
 

@@ -2,7 +2,8 @@
  * Debug system calls and the kernel invariant checker.
  *
  *   SYS_DEBUG_PUTS       MR0 length, bytes packed little-endian in MR1..
- *   SYS_DEBUG_HALT       MR0 status: print the done record and end the run
+ *   SYS_DEBUG_HALT       MR0 status: print the done record and end the run;
+ *                        E_ILLEGAL_OPERATION from any thread but root_thread
  *   SYS_DEBUG_CHECK      status E_OK, or E_INVARIANT after printing what failed
  *   SYS_DEBUG_LOCKSTATS  print a lockstats record per core; MR0 != 0 resets them
  *   SYS_DEBUG_CORE       MR0 := the caller's core
@@ -70,6 +71,10 @@ void handle_debug_syscall(word_t sysno)
         debug_puts(t);
         break;
     case SYS_DEBUG_HALT: {
+        if (t != root_thread) {
+            syscall_return(t, E_ILLEGAL_OPERATION, 0);
+            break;
+        }
         int status = (int)get_mr(t, NULL, 0);
         kflush();
         kprintf("@@ {\"done\": true, \"status\": %d}\n", status);

@@ -10,6 +10,13 @@
 
 /* kernel/boot.c */
 extern const char root_image_start[], root_image_end[];
+
+/*
+ * The root task's first thread, the only one that may end the run
+ * (SYS_DEBUG_HALT): a thread running stray code, as the fuzzer's do, must
+ * not stop the machine.  NULL once that thread is destroyed.
+ */
+extern struct tcb *root_thread;
 extern char boot_cmdline[];
 /* The value of `key=` on the boot command line, copied into out; false when absent. */
 bool cmdline_get(const char *key, char *out, size_t size);

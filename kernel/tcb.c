@@ -8,6 +8,7 @@
 #include "delete.h"
 #include "endpoint.h"
 #include "invocation.h"
+#include "kernel.h"
 #include "notification.h"
 #include "printf.h"
 #include "sched.h"
@@ -70,6 +71,8 @@ void tcb_finalise(struct tcb *t)
     sched_evict(t);
     if (c->entry_thread == t)
         c->entry_thread = NULL;
+    if (root_thread == t)
+        root_thread = NULL;
 }
 
 /* ---- Decoding helpers. */
