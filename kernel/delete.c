@@ -55,6 +55,18 @@ static bool in_chain(const struct delete_chain *chain, const struct cte *slot)
     return false;
 }
 
+/*
+ * A TCB's master reply cap is part of the TCB, not a capability it holds:
+ * emptying the TCB deletes the reply caps made from it but leaves the
+ * master.  A deletion preempted half-way can be abandoned (the slot's cap
+ * moved away, the deleting thread restarted elsewhere) and the TCB used
+ * again, so it must stay whole; its memory is cleared when it is reused.
+ */
+static bool is_part_of_object(const struct cap *container, word_t i)
+{
+    return container->type == CAP_TCB && i == TCB_SLOT_REPLY;
+}
+
 /* The slots a container holds: a CNode's array, or a TCB's own slots. */
 static struct cte *container_slots(const struct cap *c, word_t *n)
 {
@@ -84,14 +96,15 @@ static enum status empty_container(struct cte *slot, struct delete_chain *chain)
         return E_REVOKE_FIRST;
     chain->slot[chain->n++] = slot;
     if (slot->cap.type == CAP_TCB) {
-        /* Reply caps derived from its master go before the master itself. */
+        /* The reply caps made from its master go; the master stays (is_part_of_object()). */
         struct cte *master = &slots[TCB_SLOT_REPLY];
         struct cte *child;
         while ((child = cdt_first_child(master)) != NULL)
             cte_delete_one(child);
     }
     for (word_t i = 0; i < n; i++) {
-        if (cap_is_null(&slots[i].cap) || in_chain(chain, &slots[i]))
+        if (cap_is_null(&slots[i].cap) || in_chain(chain, &slots[i]) ||
+            is_part_of_object(&slot->cap, i))
             continue;
         s = delete_slot(&slots[i], chain);
         if (s)
@@ -142,8 +155,10 @@ static bool container_has_contents(const struct cap *c)
 {
     word_t n;
     struct cte *slots = container_slots(c, &n);
+    if (c->type == CAP_TCB && cdt_first_child(&slots[TCB_SLOT_REPLY]))
+        return true;
     for (word_t i = 0; i < n; i++) {
-        if (!cap_is_null(&slots[i].cap))
+        if (!cap_is_null(&slots[i].cap) && !is_part_of_object(c, i))
             return true;
     }
     return false;
