@@ -29,6 +29,8 @@ void reply_setup(struct tcb *caller, struct tcb *receiver, bool grant)
     struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
     struct cap r = master->cap;
 
+    /* Every live TCB has its master (kernel/delete.c keeps it while emptying one). */
+    assert(r.type == CAP_REPLY && (r.flags & CAPF_MASTER) && r.obj == caller);
     if (!cap_is_null(&dest->cap))
         reply_clear(dest);
     /* A caller blocked on reply has one reply cap at most: drop a stale one. */
