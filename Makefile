@@ -5,7 +5,7 @@
 #   DEBUG   0 | 1                     assertions, invariant checker (default 1)
 #   LOCKSTATS 0 | 1                   lock statistics            (default 0)
 #   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
-# Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT.
+# Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT.
 
 ARCH      ?= x86_64
 LOCK      ?= bkl
@@ -40,6 +40,15 @@ $(error NCPUS '$(NCPUS)' must be a number from 1 to 99)
 endif
 
 CPUS ?= 4
+
+# How `make qemu` starts the kernel: QEMU loads the ELF itself, or QEMU runs
+# the real machine's boot path (GRUB from the ISO; U-Boot with the uImage).
+BOOT ?= kernel
+BOOTS_x86_64   := kernel iso
+BOOTS_arm-imx6 := kernel uboot
+ifeq ($(filter $(BOOT),$(BOOTS_$(ARCH))),)
+$(error unknown BOOT '$(BOOT)' for ARCH=$(ARCH): valid values are $(BOOTS_$(ARCH)))
+endif
 ifneq ($(filter qemu debug,$(MAKECMDGOALS)),)
 ifeq ($(LOCK)-$(UNSAFE),none-0)
 ifneq ($(CPUS),1)
@@ -130,14 +139,23 @@ TIMEOUT ?= 120
 ICOUNT  ?= 0
 PYTHON  := $(if $(wildcard .venv/bin/python),.venv/bin/python,python3)
 
+# U-Boot for the Sabre Lite, unpacked by tools/ensure_deps.sh (make deps).
+UBOOT_IMX := .deps/u-boot-imx/usr/lib/u-boot/mx6qsabrelite/u-boot-dtb.imx
+BOOT_IMAGE_kernel :=
+BOOT_IMAGE_iso    := $(ARCH_ISO)
+BOOT_IMAGE_uboot  := $(ARCH_UIMAGE)
+BOOT_ARGS_kernel  :=
+BOOT_ARGS_iso     := --iso $(ARCH_ISO)
+BOOT_ARGS_uboot   := --uboot $(UBOOT_IMX)
+
 QEMU_RUN = $(PYTHON) tools/qemu_run.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) \
            --cpus $(CPUS) --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(filter 1,$(ICOUNT)),--icount) \
-           $(if $(filter 1,$(UNSAFE)),--unsafe) --cmdline "app=$(APP) $(ARGS)"
+           $(if $(filter 1,$(UNSAFE)),--unsafe) $(BOOT_ARGS_$(BOOT)) --cmdline "app=$(APP) $(ARGS)"
 
-qemu: $(KERNEL_ELF)
+qemu: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN)
 
-debug: $(KERNEL_ELF)
+debug: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN) --gdb
 
 # The main job: a short comparison of every variant (tools/sweep.py).

@@ -82,17 +82,22 @@ _boots: dict[tuple, Boot] = {}
 
 def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hello",
          args: str = "", accel: str = "tcg", icount: bool = False, iso: bool = False,
-         timeout: float | None = None, **opts: object) -> Boot:
-    """Build and boot a variant (cached per session); never raises on guest failure."""
-    key = (arch, lock, cpus, app, args, accel, icount, iso, tuple(sorted(opts.items())))
+         uboot: bool = False, timeout: float | None = None, **opts: object) -> Boot:
+    """Build and boot a variant (cached per session); never raises on guest failure.
+
+    iso boots x86_64's GRUB image from a CD; uboot boots arm-imx6 through U-Boot.
+    """
+    key = (arch, lock, cpus, app, args, accel, icount, iso, uboot, tuple(sorted(opts.items())))
     if key in _boots:
         return _boots[key]
-    build_dir = build(arch, lock, "iso" if iso else "kernel", **opts)
+    build_dir = build(arch, lock, "iso" if iso else "uimage" if uboot else "kernel", **opts)
     argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch, "--lock", lock,
             "--image", str(build_dir / "kernel.elf"), "--cpus", str(cpus), "--accel", accel,
             "--timeout", str(timeout or BOOT_TIMEOUT), "--cmdline", f"app={app} {args}".strip()]
     if iso:
         argv += ["--iso", str(build_dir / "kernel.iso")]
+    if uboot:
+        argv += ["--uboot", str(qemu_run.UBOOT_IMX)]
     if icount:
         argv.append("--icount")
     if str(opts.get("unsafe", 0)) == "1":

@@ -17,6 +17,8 @@ def make(*words):
     (["DEBUG=2"], "unknown DEBUG '2': valid values are 0 1"),
     (["NCPUS=zero"], "NCPUS 'zero' must be a number from 1 to 99"),
     (["ARCH=arm-imx6", "LOCK=rtm"], "LOCK=rtm needs Intel TSX"),
+    (["BOOT=uboot"], "unknown BOOT 'uboot' for ARCH=x86_64: valid values are kernel iso"),
+    (["ARCH=arm-imx6", "BOOT=iso"], "unknown BOOT 'iso' for ARCH=arm-imx6: valid values are kernel uboot"),
 ])
 def test_make_refuses_bad_values(words, message):
     proc = make(*words)

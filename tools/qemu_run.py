@@ -18,6 +18,7 @@ Exit codes of this script:
 from __future__ import annotations
 
 import argparse
+import codecs
 import json
 import os
 import shutil
@@ -43,6 +44,59 @@ EXIT_NO_QEMU = 125
 
 # arm-imx6: where the boot command line blob is loaded (docs/arm-imx6.md).
 ARM_CMDLINE_ADDR = 0x1FF00000
+
+# arm-imx6 through U-Boot: what a person at the board's console would type.
+# QEMU's FEC has no MAC address in its fuses, so U-Boot needs one; QEMU's
+# user network answers DHCP and serves the boot files over TFTP.
+UBOOT_AUTOBOOT = "Hit any key to stop autoboot"
+UBOOT_PROMPT = "=> "
+UBOOT_COMMANDS = ("setenv ethaddr 52:54:00:12:34:56; "
+                  "dhcp ${scriptaddr} boot.scr; source ${scriptaddr}")
+IMX_IVT_TAG = 0xD1
+# Where tools/ensure_deps.sh unpacks Debian's U-Boot for the Sabre Lite.
+UBOOT_IMX = REPO / ".deps/u-boot-imx/usr/lib/u-boot/mx6qsabrelite/u-boot-dtb.imx"
+
+
+def imx_image_addresses(imx: Path) -> tuple[int, int]:
+    """Where an i.MX boot image belongs in memory, and its entry point.
+
+    The image starts with its image vector table: a tag byte, then at byte 4
+    the entry point and at byte 20 the table's own address (i.MX6 reference
+    manual, "Image Vector Table").  The boot ROM copies the file there; QEMU's
+    sabrelite has no boot ROM, so qemu_run does the copy with a loader device.
+    """
+    head = imx.read_bytes()[:32]
+    if len(head) < 32 or head[0] != IMX_IVT_TAG:
+        raise SystemExit(f"qemu_run: {imx} is not an i.MX boot image (no image vector table)")
+    return int.from_bytes(head[20:24], "little"), int.from_bytes(head[4:8], "little")
+
+
+class ConsoleScript:
+    """Types into the guest's console: each step waits for a text, then sends keys."""
+
+    def __init__(self, steps: list[tuple[str, str]], keyboard) -> None:
+        self.steps = list(steps)
+        self.keyboard = keyboard
+        self.seen = ""
+
+    def feed(self, text: str) -> None:
+        self.seen += text
+        while self.steps and self.steps[0][0] in self.seen:
+            wait_for, keys = self.steps.pop(0)
+            self.seen = self.seen.split(wait_for, 1)[1]
+            self.keyboard.write(keys.encode())
+            self.keyboard.flush()
+
+
+def uboot_tftp_dir(build_dir: Path, cmdline: str) -> Path:
+    """A TFTP folder with the uImage and boot.scr of a build and the run's cmdline.txt."""
+    tftp = Path(tempfile.mkdtemp(prefix="tftp-"))
+    for name in ("uImage", "boot.scr"):
+        if not (build_dir / name).is_file():
+            raise SystemExit(f"qemu_run: {build_dir / name} is missing: make uimage ARCH=arm-imx6")
+        shutil.copy(build_dir / name, tftp / name)
+    (tftp / "cmdline.txt").write_text(cmdline)
+    return tftp
 
 
 def record_of(line: str) -> dict | None:
@@ -114,7 +168,7 @@ def choose_accel(requested: str, image: Path, arch: str) -> tuple[str, str]:
 
 def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               cmdline: str, extra: list[str], iso: Path | None = None,
-              gdb: bool = False) -> list[str]:
+              uboot: Path | None = None, gdb: bool = False) -> list[str]:
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
                 "-display", "none", "-no-reboot", "-serial", "stdio",
@@ -128,13 +182,19 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
         else:
             argv += ["-kernel", str(image), "-append", cmdline]
     elif arch == "arm-imx6":
-        blob = Path(tempfile.mkstemp(prefix="cmdline-", suffix=".txt")[1])
-        blob.write_bytes(cmdline.encode() + b"\0")
         argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
                 "-display", "none", "-no-reboot", "-serial", "null", "-serial", "stdio",
-                "-semihosting-config", "enable=on,target=native",
-                "-kernel", str(image),
-                "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
+                "-semihosting-config", "enable=on,target=native"]
+        if uboot is not None:
+            where, entry = imx_image_addresses(uboot)
+            argv += ["-device", f"loader,file={uboot},addr={where:#x},force-raw=on",
+                     "-device", f"loader,addr={entry:#x},cpu-num=0",
+                     "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline)}"]
+        else:
+            blob = Path(tempfile.mkstemp(prefix="cmdline-", suffix=".txt")[1])
+            blob.write_bytes(cmdline.encode() + b"\0")
+            argv += ["-kernel", str(image),
+                     "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
     else:
         raise SystemExit(f"unknown arch {arch}")
     if icount:
@@ -160,16 +220,23 @@ def run(args: argparse.Namespace) -> int:
               "figures are instructions, not cycles", flush=True)
     words = [w for w in args.cmdline.split() if not w.startswith(("accel=", "icount="))]
     cmdline = " ".join(words + [f"accel={accel}", f"icount={int(args.icount)}"])
+    uboot = Path(args.uboot) if args.uboot else None
+    if uboot is not None and (args.arch != "arm-imx6" or not uboot.is_file()):
+        print(f"qemu_run: --uboot needs arch arm-imx6 and U-Boot's i.MX image ({uboot}): "
+              "`make deps` as root unpacks it", file=sys.stderr)
+        return EXIT_NO_QEMU
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
-                     args.extra or [], iso=Path(args.iso) if args.iso else None, gdb=args.gdb)
+                     args.extra or [], iso=Path(args.iso) if args.iso else None,
+                     uboot=uboot, gdb=args.gdb)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
     print("qemu_run: " + " ".join(argv), flush=True)
     log = open(args.log, "w") if args.log else None
     try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(argv, stdin=subprocess.PIPE if uboot else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
     except OSError as err:
         print(f"qemu_run: cannot start QEMU: {err}", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -196,8 +263,14 @@ def run(args: argparse.Namespace) -> int:
         timer.start()
     start = time.monotonic()
     assert proc.stdout is not None
-    for raw in proc.stdout:
-        line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+    # U-Boot's prompts end without a newline, so the console is read in
+    # chunks: the script sees text as it comes, the records whole lines.
+    script = ConsoleScript([(UBOOT_AUTOBOOT, "\r"), (UBOOT_PROMPT, UBOOT_COMMANDS + "\r")],
+                           proc.stdin) if uboot else None
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+
+    def take_line(line: str) -> None:
+        line = line.rstrip("\r")
         print(line, flush=True)
         if log:
             log.write(line + "\n")
@@ -207,6 +280,17 @@ def run(args: argparse.Namespace) -> int:
         if record is not None and "panic" in record and not panicked.is_set():
             panicked.set()
             panic_timer.start()
+
+    partial = ""
+    for chunk in iter(lambda: os.read(proc.stdout.fileno(), 4096), b""):
+        text = decoder.decode(chunk)
+        if script:
+            script.feed(text)
+        *lines, partial = (partial + text).split("\n")
+        for line in lines:
+            take_line(line)
+    if partial:
+        take_line(partial)
     qemu_status = proc.wait()
     if timer:
         timer.cancel()
@@ -235,6 +319,8 @@ def main() -> int:
     p.add_argument("--lock", default="bkl")
     p.add_argument("--image", required=True, help="the kernel ELF")
     p.add_argument("--iso", help="boot this GRUB image from a CD instead of -kernel")
+    p.add_argument("--uboot", help="arm-imx6: boot U-Boot from this i.MX image, which loads "
+                   "the uImage and boot.scr beside --image over TFTP")
     p.add_argument("--cpus", type=int, default=4)
     p.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
     p.add_argument("--timeout", type=float, default=120.0)
