@@ -88,9 +88,10 @@ class ConsoleScript:
             self.keyboard.flush()
 
 
-def uboot_tftp_dir(build_dir: Path, cmdline: str) -> Path:
+def uboot_tftp_dir(build_dir: Path, cmdline: str, scratch: Path) -> Path:
     """A TFTP folder with the uImage and boot.scr of a build and the run's cmdline.txt."""
-    tftp = Path(tempfile.mkdtemp(prefix="tftp-"))
+    tftp = scratch / "tftp"
+    tftp.mkdir()
     for name in ("uImage", "boot.scr"):
         if not (build_dir / name).is_file():
             raise SystemExit(f"qemu_run: {build_dir / name} is missing: make uimage ARCH=arm-imx6")
@@ -168,7 +169,9 @@ def choose_accel(requested: str, image: Path, arch: str) -> tuple[str, str]:
 
 def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               cmdline: str, extra: list[str], iso: Path | None = None,
-              uboot: Path | None = None, gdb: bool = False) -> list[str]:
+              uboot: Path | None = None, gdb: bool = False,
+              scratch: Path | None = None) -> list[str]:
+    """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest."""
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
                 "-display", "none", "-no-reboot", "-serial", "stdio",
@@ -189,9 +192,9 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             where, entry = imx_image_addresses(uboot)
             argv += ["-device", f"loader,file={uboot},addr={where:#x},force-raw=on",
                      "-device", f"loader,addr={entry:#x},cpu-num=0",
-                     "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline)}"]
+                     "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline, scratch)}"]
         else:
-            blob = Path(tempfile.mkstemp(prefix="cmdline-", suffix=".txt")[1])
+            blob = scratch / "cmdline.txt"
             blob.write_bytes(cmdline.encode() + b"\0")
             argv += ["-kernel", str(image),
                      "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
@@ -204,7 +207,7 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
     return argv + extra
 
 
-def run(args: argparse.Namespace) -> int:
+def run(args: argparse.Namespace, scratch: Path) -> int:
     image = Path(args.image)
     if args.lock == "none" and args.cpus > 1 and not args.unsafe:
         print("LOCK=none has no kernel lock and is correct only on one core: "
@@ -227,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_NO_QEMU
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
                      args.extra or [], iso=Path(args.iso) if args.iso else None,
-                     uboot=uboot, gdb=args.gdb)
+                     uboot=uboot, gdb=args.gdb, scratch=scratch)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -330,7 +333,8 @@ def main() -> int:
     p.add_argument("--log", help="also write the console to this file")
     p.add_argument("--gdb", action="store_true", help="wait for GDB on :1234")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
-    return run(p.parse_args())
+    with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch:
+        return run(p.parse_args(), Path(scratch))
 
 
 if __name__ == "__main__":
