@@ -99,6 +99,8 @@ static inline word_t sys_poll(cptr_t ntfn, word_t *word)
 void sys_debug_puts(const char *s, word_t len);
 _Noreturn void sys_debug_halt(word_t status);
 word_t sys_debug_check(void);
+/* sys_debug_check(), and how many checks have failed since boot, this one included. */
+word_t sys_debug_check_counted(word_t *failed_so_far);
 word_t sys_debug_lockstats(word_t reset);
 word_t sys_debug_core(void);
 

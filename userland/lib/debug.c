@@ -47,6 +47,14 @@ word_t sys_debug_check(void)
     return sys_raw(SYS_DEBUG_CHECK, 0, &m);
 }
 
+word_t sys_debug_check_counted(word_t *failed_so_far)
+{
+    struct msg m = { 0 };
+    word_t st = sys_raw(SYS_DEBUG_CHECK, 0, &m);
+    *failed_so_far = m.mr[0];
+    return st;
+}
+
 word_t sys_debug_lockstats(word_t reset)
 {
     struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { reset } };

@@ -1,4 +1,7 @@
-/* The debug system calls that threads other than the root task's may make, and the one they may not. */
+/*
+ * The debug system calls: those any thread may make, the one only the root
+ * thread may, and the checker's count of failures.
+ */
 #include "test.h"
 
 struct halt_attempt {
@@ -43,4 +46,14 @@ TEST(debug_core_from_another_thread)
     CHECK(spawn(report_core, (void *)&seen, TEST_PRIO, last, 0));
     CHECK(wait_ge(&seen, 1, WAIT_ROUNDS));
     CHECK_EQ(seen, last + 1);
+}
+
+/* SYS_DEBUG_CHECK also reports the checks failed since boot: a passing check adds none. */
+TEST(debug_check_counts_failures)
+{
+    word_t before, after;
+
+    CHECK_OK(sys_debug_check_counted(&before));
+    CHECK_OK(sys_debug_check_counted(&after));
+    CHECK_EQ(after, before);
 }
