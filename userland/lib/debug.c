@@ -41,18 +41,18 @@ _Noreturn void sys_debug_halt(word_t status)
     }
 }
 
-word_t sys_debug_check(void)
-{
-    struct msg m = { 0 };
-    return sys_raw(SYS_DEBUG_CHECK, 0, &m);
-}
-
 word_t sys_debug_check_counted(word_t *failed_so_far)
 {
     struct msg m = { 0 };
     word_t st = sys_raw(SYS_DEBUG_CHECK, 0, &m);
     *failed_so_far = m.mr[0];
     return st;
+}
+
+word_t sys_debug_check(void)
+{
+    word_t failed_so_far;
+    return sys_debug_check_counted(&failed_so_far);
 }
 
 word_t sys_debug_lockstats(word_t reset)
