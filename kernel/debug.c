@@ -7,6 +7,9 @@
  *   SYS_DEBUG_CHECK      status E_OK, or E_INVARIANT after printing what failed
  *   SYS_DEBUG_LOCKSTATS  print a lockstats record per core; MR0 != 0 resets them
  *   SYS_DEBUG_CORE       MR0 := the caller's core
+ *   SYS_DEBUG_PREEMPT    the next MR0 preemption points on this core raise an
+ *                        interrupt (0 disarms); MR0 := restarts so far on
+ *                        this core, MR1 := armed points left unused
  *
  * Each calls kernel_lock_require_exclusive() first: console output and the
  * long checker must not run inside an RTM transaction.
@@ -17,6 +20,7 @@
 #include "endpoint.h"
 #include "invocation.h"
 #include "notification.h"
+#include "preemption.h"
 #include "printf.h"
 #include "sched.h"
 #include "vspace.h"
@@ -108,6 +112,14 @@ void handle_debug_syscall(word_t sysno)
         set_mr(t, NULL, 0, arch_core_id());
         syscall_return(t, E_OK, 1);
         break;
+    case SYS_DEBUG_PREEMPT: {
+        word_t restarts, unused;
+        preemption_debug_arm(get_mr(t, NULL, 0), &restarts, &unused);
+        set_mr(t, NULL, 0, restarts);
+        set_mr(t, NULL, 1, unused);
+        syscall_return(t, E_OK, 2);
+        break;
+    }
     default:
         break;
     }

@@ -25,6 +25,7 @@
 #include "endpoint.h"
 #include "irq.h"
 #include "notification.h"
+#include "preemption.h"
 #include "printf.h"
 #include "sched.h"
 #include "tcb.h"
@@ -40,11 +41,6 @@ struct delete_chain {
 };
 
 static enum status delete_slot(struct cte *slot, struct delete_chain *chain);
-
-bool preemption_point(void)
-{
-    return arch_interrupt_pending();
-}
 
 static bool in_chain(const struct delete_chain *chain, const struct cte *slot)
 {

@@ -5,7 +5,7 @@
  * are cancelled, a TCB or address space in use on another core is taken
  * away from that core (request + IPI + acknowledgement) before the memory
  * can be reused.  Revoke deletes every descendant.  Both are long-running
- * and have preemption points: when an interrupt is pending they return
+ * and have preemption points (preemption.h): when an interrupt is pending they return
  * STATUS_PREEMPTED and the caller's system call restarts later, continuing
  * where it stopped (the work done so far is never undone).
  */
@@ -23,8 +23,5 @@ enum status cte_revoke(struct cte *slot);
 
 /* Delete a cap known not to be final, or whose object needs no finalisation (no preemption). */
 void cte_delete_one(struct cte *slot);
-
-/* A preemption point: true when an interrupt is pending and the caller should stop. */
-bool preemption_point(void);
 
 #endif

@@ -28,6 +28,7 @@
 #include "invocation.h"
 #include "irq.h"
 #include "notification.h"
+#include "preemption.h"
 #include "printf.h"
 #include "reply.h"
 #include "sched.h"
@@ -137,6 +138,7 @@ static void invoke_object(struct tcb *t, struct cte *slot)
     if (s == E_OK)
         s = decode_invocation(&inv);
     if (s == STATUS_PREEMPTED) {
+        preemption_restart_counted();
         arch_context_restart_syscall(&t->context);
         return;
     }

@@ -21,6 +21,7 @@
 #include "endpoint.h"
 #include "invocation.h"
 #include "notification.h"
+#include "preemption.h"
 #include "printf.h"
 #include "tcb.h"
 #include "vspace.h"

@@ -12,7 +12,9 @@
  * section runs and that the counter does not change under it.  At the end
  * the counter must equal the number of exclusive sections and no violation
  * may have been seen; the program prints one JSON line and exits 0 if so,
- * 1 if the lock failed.  `broken_tas` is a lock with a bug the harness
+ * 1 if the lock failed.  Each thread runs <iterations> sections or stops at
+ * the first violation any thread saw; `sections_run` says how many sections
+ * the threads ran in all, so a caught lock reports how long catching took.  `broken_tas` is a lock with a bug the harness
  * must catch.
  *
  * <inject> makes every <every>-th exclusive section abort an enclosing RTM
@@ -189,17 +191,26 @@ static void tas_op_init(unsigned n)
     __atomic_store_n(&tas_word, 0, __ATOMIC_RELAXED);
 }
 
+static void widen(void);
+
 /*
  * BROKEN ON PURPOSE: test-and-set written as a load and a separate store
  * instead of one atomic exchange, so two threads can both see 0 and both
- * enter.  The harness must report it.
+ * enter.  The harness must report it on any host, so the window between
+ * the load and the store is widened on purpose: a delay, in which another
+ * core's thread runs into the same window, and every fourth time a yield,
+ * which lets another thread run even when the host gives the threads fewer
+ * cores than there are threads.
  */
 static bool tas_op_lock(unsigned tid, unsigned iter)
 {
     (void)tid;
-    (void)iter;
     while (__atomic_load_n(&tas_word, __ATOMIC_ACQUIRE) != 0) {
         kernel_lock_wait_hook();
+    }
+    widen();
+    if (iter % 4 == 0) {
+        sched_yield();
     }
     __atomic_store_n(&tas_word, 1, __ATOMIC_RELAXED);
     return true;
@@ -293,6 +304,12 @@ static void count_violation(void)
     __atomic_fetch_add(&violations, 1, __ATOMIC_RELAXED);
 }
 
+/* A lock that failed once has failed: every thread stops at its next section. */
+static bool violation_seen(void)
+{
+    return __atomic_load_n(&violations, __ATOMIC_RELAXED) != 0;
+}
+
 static void do_inject(unsigned tid, unsigned iter)
 {
     if (inject == INJECT_NONE || iter % inject_every != inject_every - 1) {
@@ -321,6 +338,16 @@ static void do_inject(unsigned tid, unsigned iter)
     }
 }
 
+/*
+ * One exclusive section in SECTION_YIELD_EVERY yields while inside, so that
+ * another thread runs while this one holds the lock even when the host gives
+ * the threads a single core: only then can a lock that lets two threads in
+ * be seen letting them in together.  Not inside a transaction, which the
+ * system call would abort.
+ */
+#define SECTION_YIELD_EVERY 16
+static bool section_may_yield;
+
 static void exclusive_section(unsigned tid, unsigned iter)
 {
     if (__atomic_fetch_add(&excl_inside, 1, __ATOMIC_RELAXED) != 0 ||
@@ -331,6 +358,9 @@ static void exclusive_section(unsigned tid, unsigned iter)
     uint64_t v = counter;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);    /* compiler only: keep the read here */
     widen();
+    if (section_may_yield && iter % SECTION_YIELD_EVERY == SECTION_YIELD_EVERY - 1) {
+        sched_yield();
+    }
     counter = v + 1;
     __atomic_fetch_sub(&excl_inside, 1, __ATOMIC_RELAXED);
 }
@@ -378,7 +408,7 @@ static void *thread_main(void *arg)
     host_set_core(tid);
     host_pin_core(tid);
     start_line();
-    for (unsigned i = 0; i < iterations; i++) {
+    for (unsigned i = 0; i < iterations && !violation_seen(); i++) {
         bool exclusive = ops->lock(tid, i);
 
         if (exclusive) {
@@ -456,6 +486,7 @@ int main(int argc, char **argv)
 
     host_set_core(0);
     ops->init(nthreads);
+    section_may_yield = !uses_rtm && !lock_rtm_active();
     lock_stats_reset();
     pthread_t th[MAX_THREADS];
     for (unsigned t = 0; t < nthreads; t++) {
@@ -493,13 +524,15 @@ int main(int argc, char **argv)
     bool ok = counter == expected && violations == 0;
     printf("{\"op\": \"%s\", \"variant\": \"%s\", \"threads\": %u, \"iterations\": %u, "
            "\"rtm_active\": %s, \"ok\": %s, \"counter\": %llu, \"expected\": %llu, "
-           "\"violations\": %llu, \"shared_sections\": %llu, \"wait_hook_calls\": %llu, "
+           "\"violations\": %llu, \"sections_run\": %llu, \"shared_sections\": %llu, "
+           "\"wait_hook_calls\": %llu, "
            "\"stats\": {\"acquisitions\": %llu, \"contended\": %llu, \"rtm_commits\": %llu, "
            "\"rtm_aborts\": {\"conflict\": %llu, \"capacity\": %llu, \"explicit\": %llu, "
            "\"lock_held\": %llu, \"other\": %llu}, \"rtm_fallbacks\": %llu, \"barriers\": %llu}}\n",
            ops->name, lock_variant_name, nthreads, iterations, lock_rtm_active() ? "true" : "false",
            ok ? "true" : "false", (unsigned long long)counter, (unsigned long long)expected,
-           (unsigned long long)violations, (unsigned long long)shared, (unsigned long long)waits,
+           (unsigned long long)violations, (unsigned long long)(expected + shared),
+           (unsigned long long)shared, (unsigned long long)waits,
            (unsigned long long)sum.acquisitions, (unsigned long long)sum.contended,
            (unsigned long long)sum.rtm_commits, (unsigned long long)sum.rtm_aborts_conflict,
            (unsigned long long)sum.rtm_aborts_capacity, (unsigned long long)sum.rtm_aborts_explicit,

@@ -103,5 +103,11 @@ word_t sys_debug_check(void);
 word_t sys_debug_check_counted(word_t *failed_so_far);
 word_t sys_debug_lockstats(word_t reset);
 word_t sys_debug_core(void);
+/*
+ * Make the next `points` preemption points on the caller's core raise an
+ * interrupt (0 disarms).  Returns the system calls restarted at a
+ * preemption point on this core so far; *unused: armed points not reached.
+ */
+word_t sys_debug_preempt(word_t points, word_t *unused);
 
 #endif

@@ -67,3 +67,11 @@ word_t sys_debug_core(void)
     sys_raw(SYS_DEBUG_CORE, 0, &m);
     return m.mr[0];
 }
+
+word_t sys_debug_preempt(word_t points, word_t *unused)
+{
+    struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { points } };
+    sys_raw(SYS_DEBUG_PREEMPT, 0, &m);
+    *unused = m.mr[1];
+    return m.mr[0];
+}

@@ -77,15 +77,6 @@ bool wait_ge(volatile word_t *p, word_t v, word_t rounds)
     return *p >= v;
 }
 
-bool wait_ge_seconds(volatile word_t *p, word_t v, word_t seconds)
-{
-    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
-    uint64_t start = arch_cycles();
-    while (*p < v && arch_cycles() - start < seconds * hz)
-        sys_yield();
-    return *p >= v;
-}
-
 word_t recv_timeout(cptr_t ep, struct msg *m, word_t rounds)
 {
     for (word_t i = 0; i < rounds; i++) {

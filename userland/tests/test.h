@@ -80,12 +80,6 @@ struct thread *spawn_unstarted(word_t prio, word_t core, cptr_t fault_ep);
 bool wait_eq(volatile word_t *p, word_t v, word_t rounds);
 bool wait_ge(volatile word_t *p, word_t v, word_t rounds);
 #define WAIT_ROUNDS 200000
-/*
- * The same, bounded by about `seconds` of the cycle counter instead of a count
- * of yields: for events that come at a rate in time (timer ticks), which a
- * fast host would otherwise outrun.
- */
-bool wait_ge_seconds(volatile word_t *p, word_t v, word_t seconds);
 
 /* NBRecv in a loop with yields: E_WOULD_BLOCK after `rounds`. */
 word_t recv_timeout(cptr_t ep, struct msg *m, word_t rounds);

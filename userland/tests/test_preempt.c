@@ -1,158 +1,47 @@
 /*
- * Preemption points (docs/kernel.md): a long Retype, Revoke or Delete on
- * core 0 must let a pending interrupt through, restart, and still finish
- * with the right result.
+ * Preemption points (docs/kernel.md): a long Retype, Revoke or Delete must
+ * stop when an interrupt is pending, let it be handled, restart, and still
+ * finish with the right result.
  *
- * The observable: a thread of higher priority on the same core waits on a
- * notification bound to the port's user-level timer IRQ
- * (bootinfo->timer_irq) and records the cycle counter at each tick.  The
- * kernel runs with interrupts off, so without preemption points no tick can
- * be handled while the long call is in the kernel: at most one tick that
- * arrived before the call and one that became pending during it fall
- * between the caller's two readings of the counter.  Three or more ticks
- * inside the window mean the call was interrupted and restarted; the
- * largest gap between them bounds the latency the call added.
+ * How long such a call takes depends on the host, so the interrupts are not
+ * left to a timer: SYS_DEBUG_PREEMPT makes each of the next PREEMPT_POINTS
+ * preemption points on this core raise a real interrupt (an IPI to itself)
+ * before it polls.  The kernel counts the system calls that stopped at a
+ * preemption point and restarted.  The call must use every armed point and
+ * restart at least once per point, on any host, with or without -icount:
+ * fewer restarts mean a pending interrupt was not noticed or not acted on.
+ * Each restart resumes where the last one stopped; a call that started over
+ * would reach its armed points again and again and never finish.
  */
 #include "test.h"
 
-#define MAX_TICKS       1024
-#define TICKER_PRIO     (TEST_PRIO + 10)
-#define MIN_INSIDE      3       /* ticks strictly inside the long call */
-#define PERIOD_TICKS    7       /* ticks after the first that measure the period */
+#define PREEMPT_POINTS  1000    /* fewer than any call below reaches */
 
-struct ticker {
-    cptr_t ntfn;
-    cptr_t handler;
-    volatile word_t stop;
-    volatile word_t n;                  /* ticks seen */
-    volatile uint64_t at[MAX_TICKS];    /* cycle counter at each */
+struct preempted {
+    word_t restarts_before;
 };
 
-static struct ticker tk;
-
-static void ticker_main(void *arg)
+static void preempt_arm(struct preempted *p)
 {
-    struct ticker *k = arg;
-    while (!k->stop) {
-        word_t w;
-        if (sys_wait(k->ntfn, &w) != E_OK)
-            break;
-        uint64_t now = arch_cycles();
-        word_t i = k->n;
-        if (i < MAX_TICKS)
-            k->at[i] = now;
-        k->n = i + 1;
-        irq_handler_ack(k->handler);
-    }
+    word_t unused;
+    p->restarts_before = sys_debug_preempt(PREEMPT_POINTS, &unused);
 }
 
-/* The timer IRQ's handler bound to a fresh notification, and the ticker thread on core 0. */
-static bool ticker_start(struct ticker *k)
+/* Disarm, and judge the call made since preempt_arm(). */
+static bool preempt_judge(const struct preempted *p, const char *what)
 {
-    if (bootinfo->timer_irq == ~0UL) {
-        test_fail(__FILE__, __LINE__, "no user-level timer IRQ on %s: nothing to observe preemption with",
-                  bootinfo->arch);
+    word_t unused;
+    word_t restarts = sys_debug_preempt(0, &unused) - p->restarts_before;
+    test_note("%s: %lu restarts, %lu of %u armed preemption points unused", what,
+              (unsigned long)restarts, (unsigned long)unused, PREEMPT_POINTS);
+    if (unused != 0) {
+        test_fail(__FILE__, __LINE__, "%s: reached only %lu of %u preemption points", what,
+                  (unsigned long)(PREEMPT_POINTS - unused), PREEMPT_POINTS);
         return false;
     }
-    memset((void *)k, 0, sizeof(*k));
-    k->handler = slot_alloc();
-    k->ntfn = ntfn_new();
-    if (!k->handler || !k->ntfn) {
-        test_fail(__FILE__, __LINE__, "no slot or notification");
-        return false;
-    }
-    word_t st = irq_control_get(ROOT_SLOT_IRQ_CONTROL, bootinfo->timer_irq, ROOT_SLOT_CNODE,
-                                k->handler, ROOT_DEPTH);
-    if (st == E_OK)
-        st = irq_handler_set_notification(k->handler, k->ntfn);
-    if (st == E_OK)
-        st = irq_handler_ack(k->handler);
-    if (st != E_OK) {
-        test_fail(__FILE__, __LINE__, "timer IRQ %lu: %s", (unsigned long)bootinfo->timer_irq,
-                  status_name(st));
-        return false;
-    }
-    if (!spawn(ticker_main, k, TICKER_PRIO, 0, 0))
-        return false;
-    /* It runs whenever a tick comes: wait for a few, to know the period. */
-    if (!wait_ge_seconds(&k->n, PERIOD_TICKS + 1, 10)) {
-        test_fail(__FILE__, __LINE__, "the timer IRQ ticked %lu times", (unsigned long)k->n);
-        return false;
-    }
-    return true;
-}
-
-static void ticker_stop(struct ticker *k)
-{
-    k->stop = 1;
-    irq_handler_clear(k->handler);
-}
-
-/* The median of the gaps between the first ticks (one stall of the host does not skew it). */
-static uint64_t ticker_period(const struct ticker *k)
-{
-    uint64_t g[PERIOD_TICKS - 1];
-    for (word_t i = 0; i + 1 < PERIOD_TICKS; i++) {
-        uint64_t v = k->at[i + 2] - k->at[i + 1];
-        word_t j = i;
-        for (; j > 0 && g[j - 1] > v; j--)
-            g[j] = g[j - 1];
-        g[j] = v;
-    }
-    return g[(PERIOD_TICKS - 1) / 2];
-}
-
-static unsigned long us(uint64_t cycles)
-{
-    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
-    return (unsigned long)(cycles * 1000000 / hz);
-}
-
-/*
- * Whether the ticker ran while one call, between the readings t0 and t1,
- * was in the kernel: enough ticks strictly inside (interrupts are off in the
- * kernel, so without a preemption point at most two can land inside one
- * call), and ticks handled at about the timer's rate throughout (the median
- * gap between them at most three periods).  The call's length is noted but
- * not judged against the period: the period is measured from the ticks, and
- * a busy host stretches it.  The largest gap is noted but not judged either:
- * under TCG on a loaded host a vCPU may be descheduled for tens of
- * milliseconds, which looks the same.
- */
-static uint64_t gaps[MAX_TICKS + 1];
-
-static bool ticked_during(const struct ticker *k, const char *what, uint64_t t0, uint64_t t1)
-{
-    uint64_t period = ticker_period(k), last = t0, largest = 0;
-    word_t inside = 0, n = k->n < MAX_TICKS ? k->n : MAX_TICKS, ngaps = 0;
-    for (word_t i = 0; i < n; i++) {
-        if (k->at[i] <= t0 || k->at[i] >= t1)
-            continue;
-        inside++;
-        gaps[ngaps++] = k->at[i] - last;
-        last = k->at[i];
-    }
-    gaps[ngaps++] = t1 - last;
-    /* Sorted, for the median (a few dozen entries). */
-    for (word_t i = 1; i < ngaps; i++) {
-        uint64_t g = gaps[i];
-        word_t j = i;
-        for (; j > 0 && gaps[j - 1] > g; j--)
-            gaps[j] = gaps[j - 1];
-        gaps[j] = g;
-    }
-    largest = gaps[ngaps - 1];
-    uint64_t median = gaps[ngaps / 2];
-    test_note("%s: %lu us, %lu ticks of %lu us inside, gap median %lu us, largest %lu us", what,
-              us(t1 - t0), (unsigned long)inside, us(period), us(median), us(largest));
-    if (inside < MIN_INSIDE) {
-        test_fail(__FILE__, __LINE__, "%s: only %lu ticks handled during it (not preempted)", what,
-                  (unsigned long)inside);
-        return false;
-    }
-    if (median > 3 * period) {
-        test_fail(__FILE__, __LINE__, "%s: ticks handled every %lu us (median), period %lu us", what,
-                  us(median), us(period));
+    if (restarts < PREEMPT_POINTS) {
+        test_fail(__FILE__, __LINE__, "%s: %lu restarts for %u pending interrupts", what,
+                  (unsigned long)restarts, PREEMPT_POINTS);
         return false;
     }
     return true;
@@ -197,7 +86,7 @@ static bool move_out(cptr_t cnode, word_t bits, word_t n, cptr_t *out)
 #define DIRT        0x5A5A5A5AUL
 
 /*
- * Retype of 64 MiB of dirty memory into large frames: one call, preempted
+ * Retype of 128 MiB of dirty memory into large frames: one call, preempted
  * while it clears.  Afterwards every frame is where the watermark says,
  * none is handed out twice, the memory is zero, and the next object comes
  * right after the last frame.
@@ -231,15 +120,13 @@ TEST(preempt_retype_clear)
     for (word_t i = 0; i < NLARGE; i++)
         slot_free(f[i]);
 
-    if (!ticker_start(&tk))
-        return;
     /* All but the last large frame, so the watermark can be checked with one more object. */
-    uint64_t t0 = arch_cycles();
+    struct preempted armed;
+    preempt_arm(&armed);
     word_t st = untyped_retype(big, OBJ_LARGE_FRAME, 0, holder, 0, 0, 0, NLARGE - 1);
-    uint64_t t1 = arch_cycles();
-    ticker_stop(&tk);
+    bool preempted = preempt_judge(&armed, "retype");
     CHECK_OK(st);
-    if (!ticked_during(&tk, "retype", t0, t1))
+    if (!preempted)
         return;
 
     CHECK(move_out(holder, 8, NLARGE - 1, f));
@@ -345,14 +232,12 @@ TEST(preempt_revoke)
     if (!many_objects(&o))
         return;
     CHECK(ntfn_works(o.cn, 0) && ntfn_works(o.cn, OBJS - 1));
-    if (!ticker_start(&tk))
-        return;
-    uint64_t t0 = arch_cycles();
+    struct preempted armed;
+    preempt_arm(&armed);
     word_t st = cnode_revoke(ROOT_SLOT_CNODE, o.ut, ROOT_DEPTH);
-    uint64_t t1 = arch_cycles();
-    ticker_stop(&tk);
+    bool preempted = preempt_judge(&armed, "revoke");
     CHECK_OK(st);
-    if (!ticked_during(&tk, "revoke", t0, t1))
+    if (!preempted)
         return;
     CHECK_OK(sys_debug_check());
     CHECK_OK(fill(o.ut, o.cn));
@@ -374,14 +259,12 @@ TEST(preempt_delete_cnode)
     struct objects o;
     if (!many_objects(&o))
         return;
-    if (!ticker_start(&tk))
-        return;
-    uint64_t t0 = arch_cycles();
+    struct preempted armed;
+    preempt_arm(&armed);
     word_t st = cnode_delete(ROOT_SLOT_CNODE, o.cn, ROOT_DEPTH);
-    uint64_t t1 = arch_cycles();
-    ticker_stop(&tk);
+    bool preempted = preempt_judge(&armed, "delete");
     CHECK_OK(st);
-    if (!ticked_during(&tk, "delete", t0, t1))
+    if (!preempted)
         return;
     CHECK_OK(sys_debug_check());
     CHECK_ST(cnode_copy(ROOT_SLOT_CNODE, slot_alloc(), ROOT_DEPTH, ROOT_SLOT_CNODE, o.cn, ROOT_DEPTH,
