@@ -17,6 +17,13 @@ command -v mkimage            >/dev/null || need+=(u-boot-tools)
 command -v make               >/dev/null || need+=(make)
 command -v gcc                >/dev/null || need+=(gcc)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
+# The host side of the Redis benchmark: Debian's Redis (the clients, and the server the
+# differential tests compare with), and Java with Maven for YCSB (tools/ycsb.py).
+command -v redis-server       >/dev/null || need+=(redis-server)
+command -v redis-cli          >/dev/null || need+=(redis-tools)
+command -v java               >/dev/null || need+=(default-jre-headless)
+command -v javac              >/dev/null || need+=(default-jdk-headless)
+command -v mvn                >/dev/null || need+=(maven)
 
 if [ ${#need[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
