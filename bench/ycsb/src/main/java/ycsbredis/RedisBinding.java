@@ -124,8 +124,11 @@ public final class RedisBinding extends DB {
 
   @Override
   public Status insert(String table, String key, Map<String, ByteIterator> values) {
+    Status stored = update(table, key, values);
+    if (stored != Status.OK) {
+      return stored;
+    }
     try {
-      jedis.hset(key, StringByteIterator.getStringMap(values));
       jedis.zadd(indexOf(table), score(key), key);
       return Status.OK;
     } catch (JedisException e) {
