@@ -195,3 +195,67 @@ def test_shared_clock_throughput_is_per_unit_of_each_cores_time():
     # Runs with a lockstats window are left out of the fit.
     points, _ = model.mcpingpong_points([record(1, 1e5), record(2, 1e5, lockstats=True)])
     assert list(points[0][0]) == [1]
+
+
+# --- cores with different delays --------------------------------------------------
+
+
+@pytest.mark.parametrize("n,s,a", [(1, 300, 4000), (4, 300, 1000), (16, 358, 4000), (8, 500, 100)])
+def test_mixed_with_equal_delays_is_the_homogeneous_model(n, s, a):
+    m = model.mixed_throughput(s, [a] * n)
+    assert m.throughput == pytest.approx(model.throughput(n, s, a), rel=1e-9)
+    assert m.utilisation == pytest.approx(model.utilisation(n, s, a), rel=1e-9)
+    assert sum(m.per_core) == pytest.approx(m.throughput, rel=1e-9)
+    assert all(x == pytest.approx(m.throughput / n, rel=1e-9) for x in m.per_core)
+
+
+def brute_force_mixed(s, delays):
+    """The product form summed over every set of cores at the lock (2^n terms)."""
+    import itertools
+    n = len(delays)
+    weight = {}
+    for k in range(n + 1):
+        for held in itertools.combinations(range(n), k):
+            w = factorial(k) * s ** k
+            for i in range(n):
+                if i not in held:
+                    w *= delays[i]
+            weight[held] = w
+    z = sum(weight.values())
+    idle = weight[()] / z
+    per_core = [sum(w for b, w in weight.items() if i not in b) / z / delays[i] for i in range(n)]
+    return (1 - idle) / s, per_core
+
+
+def test_mixed_matches_the_sum_over_every_state():
+    delays = [800.0, 1600.0, 1500.0, 2000.0, 1200.0]
+    m = model.mixed_throughput(300.0, delays)
+    x, per_core = brute_force_mixed(300.0, delays)
+    assert m.throughput == pytest.approx(x, rel=1e-9)
+    assert m.per_core == pytest.approx(per_core, rel=1e-9)
+    # The core with the shortest delay enters most often, and the lock's rate is every core's.
+    assert max(m.per_core) == m.per_core[0]
+    assert sum(m.per_core) == pytest.approx(m.throughput, rel=1e-9)
+
+
+def test_mixed_lies_between_the_curves_of_its_extreme_delays():
+    delays = [800.0] + [1600.0] * 7
+    m = model.mixed_throughput(300.0, delays)
+    assert model.throughput(8, 300.0, 1600.0) < m.throughput < model.throughput(8, 300.0, 800.0)
+    assert m.throughput < 1 / 300.0
+
+
+def test_mixed_rejects_bad_input():
+    for s, delays in [(0, [100]), (300, []), (300, [100, 0])]:
+        with pytest.raises(ValueError):
+            model.mixed_throughput(s, delays)
+
+
+def test_cli_mixed(capsys):
+    assert model.main(["mixed", "--s", "300", "--delays", "800,1600,1600", "--entries-per-op", "4"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("s = 300")
+    rows = [line.split() for line in lines[2:]]
+    assert [int(r[0]) for r in rows] == [1, 2, 3]
+    one_core = float(rows[0][1])
+    assert one_core == pytest.approx(1e6 / (800 + 300) / 4, rel=1e-3)
