@@ -81,6 +81,7 @@ KERNEL_OBJ := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRC))
 # ---- the root task (userland and benchmarks, linked into one ELF)
 USER_INC := -Iuserland/include -Ikernel -Iarch/$(ARCH)/user
 USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c userland/fuzz/*.c bench/*.c) \
+            $(wildcard userland/drivers/*.c userland/net/*.c userland/redis/*.c) \
             $(ARCH_USER_SRC)
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
