@@ -7,6 +7,16 @@
 #include "score.h"
 #include "server.h"
 
+/*
+ * Redis 7.0 keeps a sorted set created with at most 128 members of at most 64
+ * bytes as a listpack until it outgrows those bounds, and a listpack stores a
+ * score as text that reads -0 back as 0; a bigger set keeps -0.  Clients see
+ * the difference (ZSCORE says "0" or "-0"), so struct zset tracks which one
+ * Redis would have.
+ */
+#define ZSET_LISTPACK_ENTRIES 128
+#define ZSET_LISTPACK_VALUE 64
+
 enum zadd_flags { ZADD_NX = 1, ZADD_XX = 2, ZADD_CH = 4, ZADD_GT = 8, ZADD_LT = 16 };
 
 /* getDoubleFromObject(): a score that is a whole finite-or-infinite number, no spaces, no range errors. */
@@ -53,9 +63,6 @@ void cmd_zadd(struct redis_conn *c)
             free(scores);
             return;
         }
-        /* Redis's small sorted sets store a score as text and read -0 back as 0. */
-        if (scores[k] == SCORE_NEG_ZERO)
-            scores[k] = 0;
     }
     bool wrong;
     struct value *z = lookup_typed(c, 1, VALUE_ZSET, &wrong);
@@ -73,6 +80,12 @@ void cmd_zadd(struct redis_conn *c)
             return;
         }
         z = key_entry->value;
+        size_t longest = 0;
+        for (size_t k = 0; k < elements; k++) {
+            if (c->argv[idx + 2 * k + 1].len > longest)
+                longest = c->argv[idx + 2 * k + 1].len;
+        }
+        z->u.zset.small = elements <= ZSET_LISTPACK_ENTRIES && longest <= ZSET_LISTPACK_VALUE;
     }
     void **nodes = prepared_new(c, elements);
     bool ok = nodes != NULL;
@@ -104,6 +117,10 @@ void cmd_zadd(struct redis_conn *c)
     for (size_t k = 0; k < elements; k++) {
         const struct resp_arg *m = &c->argv[idx + 2 * k + 1];
         struct zset_node *n = zset_find(&z->u.zset, m->data, m->len);
+        if (!n && (z->u.zset.members.count + 1 > ZSET_LISTPACK_ENTRIES || m->len > ZSET_LISTPACK_VALUE))
+            z->u.zset.small = false;
+        if (z->u.zset.small && scores[k] == SCORE_NEG_ZERO)
+            scores[k] = 0;
         if (n) {
             if (nodes[k])
                 zset_node_free(nodes[k]);

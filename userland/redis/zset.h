@@ -23,6 +23,7 @@ struct zset {
     struct zset_node *head[ZSET_MAX_LEVEL];
     int level;
     uint64_t seed;              /* node levels */
+    bool small;                 /* Redis would hold it as a listpack (see cmd_zadd) */
 };
 
 void zset_init(struct zset *z);
