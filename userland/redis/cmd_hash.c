@@ -152,7 +152,7 @@ void cmd_hdel(struct redis_conn *c)
         }
     }
     if (h && h->u.dict.count == 0)
-        db_delete(c->db, db_lookup_entry(c->db, c->argv[1].data, c->argv[1].len));
+        db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
     reply_integer(&c->reply, deleted);
 }
 

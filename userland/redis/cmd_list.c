@@ -93,7 +93,7 @@ static void pop(struct redis_conn *c, bool head)
         free(s);
     }
     if (l->u.list.len == 0)
-        db_delete(c->db, db_lookup_entry(c->db, c->argv[1].data, c->argv[1].len));
+        db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
 }
 
 void cmd_lpop(struct redis_conn *c)

@@ -90,7 +90,7 @@ void cmd_spop(struct redis_conn *c)
     for (int64_t k = 0; k < count; k++)
         pop_member(c, s);
     if (s->u.dict.count == 0)
-        db_delete(c->db, db_lookup_entry(c->db, c->argv[1].data, c->argv[1].len));
+        db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
 }
 
 void cmd_scard(struct redis_conn *c)

@@ -234,7 +234,8 @@ void cmd_mset(struct redis_conn *c)
         return;
     }
     size_t pairs = (c->argc - 1) / 2;
-    /* Prepared: for pair k, a string value and, if its key is absent now, an entry holding it. */
+    /* Prepared: for pair k, a string value and an entry in case its key is absent when
+     * the pair is applied (an earlier pair may add it, a lookup may find it expired). */
     void **values = prepared_new(c, pairs);
     void **entries = values ? prepared_new(c, pairs) : NULL;
     bool ok = entries != NULL;
@@ -245,12 +246,15 @@ void cmd_mset(struct redis_conn *c)
         if (!values[k]) {
             free(s);
             ok = false;
-        } else if (!db_lookup_entry(c->db, key->data, key->len)) {
+        } else {
             entries[k] = dict_entry_new(key->data, key->len, NULL);
             ok = entries[k] != NULL;
         }
     }
     if (!ok) {
+        /* prepared_new replied already when an array itself could not be had. */
+        if (values && entries)
+            reply_error(&c->reply, ERR_OOM);
         for (size_t k = 0; values && k < pairs; k++) {
             if (values[k])
                 value_free(values[k]);
@@ -259,8 +263,6 @@ void cmd_mset(struct redis_conn *c)
         }
         free(values);
         free(entries);
-        if (values && entries)
-            reply_error(&c->reply, ERR_OOM);
         return;
     }
     for (size_t k = 0; k < pairs; k++) {

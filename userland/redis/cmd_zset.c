@@ -138,7 +138,7 @@ void cmd_zadd(struct redis_conn *c)
         }
     }
     if (z->u.zset.members.count == 0)
-        db_delete(c->db, db_lookup_entry(c->db, c->argv[1].data, c->argv[1].len));
+        db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
     free(nodes);
     free(scores);
     reply_integer(&c->reply, (flags & ZADD_CH) ? added + updated : added);
@@ -159,7 +159,7 @@ void cmd_zrem(struct redis_conn *c)
         }
     }
     if (z && z->u.zset.members.count == 0)
-        db_delete(c->db, db_lookup_entry(c->db, c->argv[1].data, c->argv[1].len));
+        db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
     reply_integer(&c->reply, removed);
 }
 

@@ -81,6 +81,13 @@ void db_delete(struct redis_db *db, struct dict_entry *entry)
     free(entry);
 }
 
+void db_delete_key(struct redis_db *db, const void *key, size_t len)
+{
+    struct dict_entry *e = dict_find(&db->keys, key, len);
+    if (e)
+        db_delete(db, e);
+}
+
 void db_flush(struct redis_db *db)
 {
     dict_clear(&db->keys, value_free);

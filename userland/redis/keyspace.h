@@ -28,6 +28,10 @@ void db_add(struct redis_db *db, struct dict_entry *entry);
 void db_replace(struct redis_db *db, struct dict_entry *entry, struct value *v);
 
 void db_delete(struct redis_db *db, struct dict_entry *entry);
+
+/* Delete key, expired or not: a command removing the key it emptied must not
+ * find it gone because its time passed in between. */
+void db_delete_key(struct redis_db *db, const void *key, size_t len);
 void db_set_expiry(struct redis_db *db, struct value *v, int64_t expire_ms);
 void db_flush(struct redis_db *db);
 int64_t db_now(struct redis_db *db);

@@ -37,6 +37,12 @@ void resp_parser_free(struct resp_parser *p)
 void resp_request_done(struct resp_parser *p)
 {
     free_args(p);
+    if (p->inline_cap > RESP_INLINE_KEEP) {
+        /* A long inline line was a one-off: an idle connection holds little memory. */
+        free(p->inline_buf);
+        p->inline_buf = NULL;
+        p->inline_cap = 0;
+    }
     p->oom = false;
     p->request_bytes = 0;
     p->inline_len = 0;
@@ -98,8 +104,7 @@ static bool split_inline(struct resp_parser *p, const char *line, size_t len)
             arg.data = malloc(len - i + 1);
             p->oom = arg.data == NULL;
         }
-        bool store = arg.data != NULL;
-        struct resp_arg *a = &arg;
+        bool store = arg.data != NULL;     /* after an allocation failure, only check the quotes */
         bool in_double = false, in_single = false;
         for (bool done = false; !done;) {
             char c = i < len ? line[i] : '\0';
@@ -108,14 +113,14 @@ static bool split_inline(struct resp_parser *p, const char *line, size_t len)
                 if (c == '\\' && next == 'x' && i + 3 < len && hex_value(line[i + 2]) >= 0 &&
                     hex_value(line[i + 3]) >= 0) {
                     char byte = (char)(hex_value(line[i + 2]) * 16 + hex_value(line[i + 3]));
-                    if (store) a->data[a->len++] = byte;
+                    if (store) arg.data[arg.len++] = byte;
                     i += 3;
                 } else if (c == '\\' && next) {
                     i++;
                     char e = line[i];
                     char v = e == 'n' ? '\n' : e == 'r' ? '\r' : e == 't' ? '\t' :
                              e == 'b' ? '\b' : e == 'a' ? '\a' : e;
-                    if (store) a->data[a->len++] = v;
+                    if (store) arg.data[arg.len++] = v;
                 } else if (c == '"') {
                     if (next && !is_space(next))
                         goto unbalanced;
@@ -123,12 +128,12 @@ static bool split_inline(struct resp_parser *p, const char *line, size_t len)
                 } else if (!c) {
                     goto unbalanced;
                 } else if (store) {
-                    a->data[a->len++] = c;
+                    arg.data[arg.len++] = c;
                 }
             } else if (in_single) {
                 if (c == '\\' && next == '\'') {
                     i++;
-                    if (store) a->data[a->len++] = '\'';
+                    if (store) arg.data[arg.len++] = '\'';
                 } else if (c == '\'') {
                     if (next && !is_space(next))
                         goto unbalanced;
@@ -136,7 +141,7 @@ static bool split_inline(struct resp_parser *p, const char *line, size_t len)
                 } else if (!c) {
                     goto unbalanced;
                 } else if (store) {
-                    a->data[a->len++] = c;
+                    arg.data[arg.len++] = c;
                 }
             } else if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\0') {
                 done = true;
@@ -145,7 +150,7 @@ static bool split_inline(struct resp_parser *p, const char *line, size_t len)
             } else if (c == '\'') {
                 in_single = true;
             } else if (store) {
-                a->data[a->len++] = c;
+                arg.data[arg.len++] = c;
             }
             if (i < len)
                 i++;

@@ -11,6 +11,7 @@
 #include "redis_env.h"
 
 #define RESP_HEADER_KEEP 32     /* header characters kept: longer ones are never valid numbers */
+#define RESP_INLINE_KEEP 1024   /* an inline buffer up to this size is kept between requests */
 
 struct resp_arg {
     char *data;         /* NUL-terminated copy (the NUL is not counted in len) */
