@@ -431,6 +431,23 @@ def test_one_gigabyte_bulk_is_refused_without_allocating(ours):
     assert c.call("GET", "k") == b"$%d\r\n%s\r\n" % (len(value), value)
 
 
+def test_argument_count_and_request_size_are_bounded(ours):
+    """docs/redis.md's limits: 1,024 arguments are run, 1,025 are refused as Redis refuses a
+    bad count; arguments adding up to more than 4 MiB close the connection without a reply."""
+    c = Conn(ours.port)
+    assert c.call("DEL", *[f"k{i}" for i in range(1023)]) == b":0\r\n"
+    c.send(b"*1025\r\n")
+    assert c.reply() == b"-ERR Protocol error: invalid multibulk length\r\n"
+    assert c.closed()
+    c = Conn(ours.port)
+    try:
+        c.send(b"*6\r\n$3\r\nDEL\r\n" + b"".join(b"$%d\r\n%s\r\n" % (1 << 20, b"x" * (1 << 20)) for _ in range(5)))
+    except (BrokenPipeError, ConnectionResetError):
+        pass    # the server closed while the rest was still being sent
+    assert c.closed() and c.buf == b""
+    assert Conn(ours.port).call("PING") == b"+PONG\r\n"
+
+
 def test_a_thousand_simultaneous_connections(ours):
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 2200:

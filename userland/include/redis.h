@@ -30,9 +30,11 @@ struct redis_conn *redis_conn_new(struct redis_db *db);    /* NULL when memory i
 void redis_conn_free(struct redis_conn *c);
 
 /* Feed received bytes.  Replies are handed to out(ctx, bytes, len) in order,
- * possibly in several pieces.  Returns false when the connection must be
- * closed (QUIT after its +OK, a protocol error after its -ERR reply, a limit
- * exceeded); the caller then closes it and feeds it nothing more. */
+ * possibly in several pieces, all before this returns; out must copy or send
+ * the bytes before it returns (a large value is handed over from where the
+ * db keeps it).  Returns false when the connection must be closed (QUIT after
+ * its +OK, a protocol error after its -ERR reply, a limit exceeded); the
+ * caller then closes it and feeds it nothing more. */
 bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
                       void (*out)(void *ctx, const void *buf, size_t len), void *ctx);
 

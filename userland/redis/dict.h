@@ -6,7 +6,8 @@
  *
  * Adding never fails once the caller holds a new entry: the table starts
  * with a built-in set of buckets, and a bigger table that cannot be
- * allocated only leaves the chains longer.
+ * allocated only leaves the chains longer.  Those buckets are inside struct
+ * dict, so a dict is never copied or moved after dict_init().
  */
 #ifndef REDIS_DICT_H
 #define REDIS_DICT_H
