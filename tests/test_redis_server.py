@@ -284,6 +284,16 @@ def script() -> list[list]:
          "+7", "s", "0.1e1", "t", "100000000000000000000000", "u", "0.000123456789012345678901234", "v"],
         ["ZRANGEBYSCORE", "fz", "-inf", "+inf", "WITHSCORES"], ["ZADD", "fz", "0", "i"], ["ZSCORE", "fz", "i"],
         ["ZADD", "fz", "CH", "-0", "i"],
+        ["ZADD", "zi", "INCR", "1.5", "m"], ["ZADD", "zi", "INCR", "0.1", "m"], ["ZADD", "zi", "INCR", "-1.6", "m"],
+        ["ZADD", "zi", "INCR", "1", "a", "2", "b"], ["ZADD", "zi", "NX", "INCR", "5", "m"],
+        ["ZADD", "zi", "XX", "INCR", "5", "nobody"], ["ZADD", "zimissing", "XX", "INCR", "1", "m"],
+        ["ZADD", "zi", "GT", "INCR", "-1", "m"], ["ZADD", "zi", "LT", "INCR", "-1", "m"], ["ZADD", "zi", "CH", "INCR", "0", "m"],
+        ["ZADD", "zi", "INCR", "inf", "m"], ["ZADD", "zi", "INCR", "-inf", "m"], ["ZADD", "zi", "NX", "INCR", "-inf", "m"],
+        ["ZSCORE", "zi", "m"], ["ZADD", "zi", "INCR", "1e308", "big"], ["ZADD", "zi", "INCR", "1e308", "big"],
+        ["ZADD", "zi", "INCR", "-0", "z0"], ["ZSCORE", "zi", "z0"], ["ZADD", "zi", "INCR", "4.9e-324", "sub"],
+        ["ZADD", "zi", "INCR", "4.9e-324", "sub"], ["ZADD", "zi", "INCR", "-2.2250738585072014e-308", "sub"],
+        ["ZADD", "zi", "INCR", "2.2250738585072014e-308", "sub"], ["ZADD", "zi", "INCR", "abc", "m"],
+        ["ZADD", "zi", "INCR"], ["ZRANGEBYSCORE", "zi", "-inf", "inf", "WITHSCORES"],
         # -0 reads back as 0 from a sorted set Redis holds as a listpack, as -0 from a bigger one
         ["ZADD", "grow", "-0", "a"], ["ZADD", "grow", *[x for i in range(130) for x in (str(i), f"g{i}")]],
         ["ZADD", "grow", "-0", "b"], ["ZSCORE", "grow", "a"], ["ZSCORE", "grow", "b"],
@@ -325,8 +335,9 @@ def test_differential_script_matches_redis_server_byte_for_byte(ours, theirs):
 
 
 def test_random_scores_parse_and_print_as_redis_does(ours, theirs):
-    """ZADD parses (strtod) and ZRANGE WITHSCORES prints (%.17g) scores exactly as Redis:
-    1,000 random decimal numbers, each ZADD's reply compared, then the whole set."""
+    """ZADD parses (strtod), ZADD INCR adds and ZRANGE WITHSCORES prints (%.17g) scores exactly
+    as Redis: 1,000 random decimal numbers, each ZADD's reply compared, half of them then
+    incremented by an earlier member's score, then the whole set."""
     rng = random.Random(12)
     a, b = Conn(ours.port), Conn(theirs.port)
     accepted = 0
@@ -338,10 +349,28 @@ def test_random_scores_parse_and_print_as_redis_does(ours, theirs):
         got, want = a.call("ZADD", "r", text, f"m{i}"), b.call("ZADD", "r", text, f"m{i}")
         assert got == want, text
         accepted += want == b":1\r\n"
+        if i % 2:
+            # ZADD INCR adds as the FPU does: add the score of a random earlier member.
+            other = b.call("ZSCORE", "r", f"m{rng.randrange(i)}").split(b"\r\n")
+            if len(other) > 2:
+                cmd = ["ZADD", "r", "INCR", other[1], f"m{i}"]
+                assert a.call(*cmd) == b.call(*cmd), cmd
     assert accepted > 800
     assert a.call("ZRANGE", "r", 0, -1, "WITHSCORES") == b.call("ZRANGE", "r", 0, -1, "WITHSCORES")
     assert a.call("ZRANGEBYSCORE", "r", "-1e-300", "(1e300", "WITHSCORES") == \
         b.call("ZRANGEBYSCORE", "r", "-1e-300", "(1e300", "WITHSCORES")
+
+
+def test_zadd_incr_adds_as_the_fpu_does(ours, theirs):
+    """Sums of close, cancelling, tiny (subnormal) and huge scores through ZADD INCR."""
+    rng = random.Random(7)
+    a, b = Conn(ours.port), Conn(theirs.port)
+    for i in range(500):
+        scale = rng.choice([1.0, 1e-310, 1e300, 2.0 ** rng.randint(-1070, 1020)])
+        x = rng.uniform(-4, 4) * scale
+        y = rng.choice([-x * (1 + rng.uniform(-1e-12, 1e-12)), rng.uniform(-4, 4) * scale, -x])
+        for cmd in (["ZADD", "sum", "INCR", repr(x), f"m{i}"], ["ZADD", "sum", "INCR", repr(y), f"m{i}"]):
+            assert a.call(*cmd) == b.call(*cmd), cmd
 
 
 def test_expired_keys_are_gone(ours, theirs):

@@ -1,8 +1,8 @@
 /*
- * Sorted-set commands: ZADD (NX XX GT LT CH), ZREM, ZRANGEBYSCORE (WITHSCORES,
- * LIMIT), ZRANGE by index (WITHSCORES), ZCARD, ZSCORE, as Redis 7.0's
- * t_zset.c.  ZADD's INCR option and ZRANGE's BYSCORE, BYLEX, REV and LIMIT
- * are not implemented: they get a syntax error (docs/redis.md).
+ * Sorted-set commands: ZADD (NX XX GT LT CH INCR), ZREM, ZRANGEBYSCORE
+ * (WITHSCORES, LIMIT), ZRANGE by index (WITHSCORES), ZCARD, ZSCORE, as Redis
+ * 7.0's t_zset.c.  ZRANGE's BYSCORE, BYLEX, REV and LIMIT are not
+ * implemented: they get a syntax error (docs/redis.md).
  */
 #include "score.h"
 #include "server.h"
@@ -17,7 +17,7 @@
 #define ZSET_LISTPACK_ENTRIES 128
 #define ZSET_LISTPACK_VALUE 64
 
-enum zadd_flags { ZADD_NX = 1, ZADD_XX = 2, ZADD_CH = 4, ZADD_GT = 8, ZADD_LT = 16 };
+enum zadd_flags { ZADD_NX = 1, ZADD_XX = 2, ZADD_CH = 4, ZADD_GT = 8, ZADD_LT = 16, ZADD_INCR = 32 };
 
 /* getDoubleFromObject(): a score that is a whole finite-or-infinite number, no spaces, no range errors. */
 static bool score_arg(const struct resp_arg *a, uint64_t *bits)
@@ -35,6 +35,7 @@ void cmd_zadd(struct redis_conn *c)
         else if (arg_is(c, idx, "ch")) flags |= ZADD_CH;
         else if (arg_is(c, idx, "gt")) flags |= ZADD_GT;
         else if (arg_is(c, idx, "lt")) flags |= ZADD_LT;
+        else if (arg_is(c, idx, "incr")) flags |= ZADD_INCR;
         else break;
     }
     size_t elements = c->argc - idx;
@@ -52,6 +53,10 @@ void cmd_zadd(struct redis_conn *c)
         reply_error(&c->reply, "ERR GT, LT, and/or NX options at the same time are not compatible");
         return;
     }
+    if ((flags & ZADD_INCR) && elements > 1) {
+        reply_error(&c->reply, "ERR INCR option supports a single increment-element pair");
+        return;
+    }
     uint64_t *scores = malloc(elements * sizeof(*scores));
     if (!scores) {
         reply_error(&c->reply, ERR_OOM);
@@ -67,10 +72,22 @@ void cmd_zadd(struct redis_conn *c)
     bool wrong;
     struct value *z = lookup_typed(c, 1, VALUE_ZSET, &wrong);
     if (wrong || (!z && (flags & ZADD_XX))) {
-        if (!wrong)
+        if (!wrong && (flags & ZADD_INCR))
+            reply_nil(&c->reply);
+        else if (!wrong)
             reply_integer(&c->reply, 0);
         free(scores);
         return;
+    }
+    if (z && (flags & ZADD_INCR) && !(flags & ZADD_NX)) {
+        const struct resp_arg *m = &c->argv[idx + 1];
+        struct zset_node *n = zset_find(&z->u.zset, m->data, m->len);
+        uint64_t sum;
+        if (n && !score_add(n->score, scores[0], &sum)) {
+            reply_error(&c->reply, "ERR resulting score is not a number (NaN)");
+            free(scores);
+            return;
+        }
     }
     struct dict_entry *key_entry = NULL;
     if (!z) {
@@ -114,34 +131,47 @@ void cmd_zadd(struct redis_conn *c)
     if (key_entry)
         db_add(c->db, key_entry);
     int64_t added = 0, updated = 0;
+    bool processed = false;
+    uint64_t result = 0;        /* INCR's reply: the member's new score */
     for (size_t k = 0; k < elements; k++) {
         const struct resp_arg *m = &c->argv[idx + 2 * k + 1];
         struct zset_node *n = zset_find(&z->u.zset, m->data, m->len);
         if (!n && (z->u.zset.members.count + 1 > ZSET_LISTPACK_ENTRIES || m->len > ZSET_LISTPACK_VALUE))
             z->u.zset.small = false;
-        if (z->u.zset.small && scores[k] == SCORE_NEG_ZERO)
-            scores[k] = 0;
+        uint64_t score = scores[k];
+        if (n && (flags & ZADD_INCR))
+            score_add(n->score, score, &score);     /* not NaN: checked above */
+        uint64_t stored = z->u.zset.small && score == SCORE_NEG_ZERO ? 0 : score;
         if (n) {
             if (nodes[k])
                 zset_node_free(nodes[k]);
-            uint64_t now = score_order(n->score), want = score_order(scores[k]);
+            uint64_t now = score_order(n->score), want = score_order(stored);
             if ((flags & ZADD_NX) || ((flags & ZADD_GT) && want <= now) ||
                 ((flags & ZADD_LT) && want >= now))
                 continue;
             if (want != now) {
-                zset_set_score(&z->u.zset, n, scores[k]);
+                zset_set_score(&z->u.zset, n, stored);
                 updated++;
             }
         } else if (nodes[k]) {
-            zset_insert(&z->u.zset, nodes[k], scores[k]);
+            zset_insert(&z->u.zset, nodes[k], stored);
             added++;
+        } else {
+            continue;
         }
+        processed = true;
+        result = score;
     }
     if (z->u.zset.members.count == 0)
         db_delete_key(c->db, c->argv[1].data, c->argv[1].len);
     free(nodes);
     free(scores);
-    reply_integer(&c->reply, (flags & ZADD_CH) ? added + updated : added);
+    if (!(flags & ZADD_INCR))
+        reply_integer(&c->reply, (flags & ZADD_CH) ? added + updated : added);
+    else if (processed)
+        reply_bulk_score(&c->reply, result);
+    else
+        reply_nil(&c->reply);
 }
 
 void cmd_zrem(struct redis_conn *c)

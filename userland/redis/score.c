@@ -367,6 +367,83 @@ size_t score_format(char *buf, uint64_t bits)
     return len;
 }
 
+/*
+ * Addition on the bit patterns: both mantissas (hidden bit included) get
+ * three extra low bits, guard, round and sticky; the smaller operand is
+ * shifted to the larger one's exponent, its lost bits OR-ed into sticky;
+ * the sum or difference is normalised and rounded half to even.  Subnormal
+ * operands have exponent field 0 and are read with exponent 1 and no hidden
+ * bit, which is what they mean.
+ */
+bool score_add(uint64_t a, uint64_t b, uint64_t *sum)
+{
+    const uint64_t sign_bit = (uint64_t)1 << 63, hidden = (uint64_t)1 << 52;
+    const uint64_t mant_mask = hidden - 1;
+    int ea = (int)((a >> 52) & 0x7ff), eb = (int)((b >> 52) & 0x7ff);
+    if (ea == 0x7ff || eb == 0x7ff) {
+        if (ea == 0x7ff && eb == 0x7ff && (a ^ b) == sign_bit)
+            return false;
+        *sum = ea == 0x7ff ? a : b;
+        return true;
+    }
+    if ((a << 1) == 0 || (b << 1) == 0) {
+        /* x + 0 is x; of two zeros, the sum is -0 only when both are. */
+        *sum = (a << 1) == 0 ? ((b << 1) == 0 ? a & b : b) : a;
+        return true;
+    }
+    uint64_t ma = ((a & mant_mask) | (ea ? hidden : 0)) << 3;
+    uint64_t mb = ((b & mant_mask) | (eb ? hidden : 0)) << 3;
+    ea = ea ? ea : 1;
+    eb = eb ? eb : 1;
+    if (eb > ea || (eb == ea && mb > ma)) {
+        uint64_t t = a; a = b; b = t;
+        t = ma; ma = mb; mb = t;
+        int te = ea; ea = eb; eb = te;
+    }
+    uint64_t sign = a & sign_bit;
+    int shift = ea - eb;
+    if (shift > 58) {
+        mb = mb != 0;
+    } else if (shift > 0) {
+        bool lost = (mb & (((uint64_t)1 << shift) - 1)) != 0;
+        mb = (mb >> shift) | lost;
+    }
+    uint64_t m;
+    int e = ea;
+    if ((a ^ b) & sign_bit) {
+        m = ma - mb;
+        if (m == 0) {
+            *sum = 0;       /* x - x is +0 when rounding to nearest */
+            return true;
+        }
+        while (m < hidden << 3 && e > 1) {
+            m <<= 1;
+            e--;
+        }
+    } else {
+        m = ma + mb;
+        if (m >= hidden << 4) {
+            m = (m >> 1) | (m & 1);
+            e++;
+        }
+    }
+    uint64_t rest = m & 7;
+    m >>= 3;
+    if (rest > 4 || (rest == 4 && (m & 1)))
+        m++;
+    if (m == hidden << 1) {
+        m >>= 1;
+        e++;
+    }
+    if (e >= 0x7ff) {
+        *sum = sign | SCORE_POS_INF;
+        return true;
+    }
+    /* Below the hidden bit at exponent 1, the result is subnormal: exponent field 0. */
+    *sum = sign | (m >= hidden ? (uint64_t)e << 52 : 0) | (m & mant_mask);
+    return true;
+}
+
 uint64_t score_order(uint64_t bits)
 {
     if ((bits << 1) == 0)

@@ -3,7 +3,8 @@
  * handled with integer arithmetic only, because the guest is built without
  * floating-point registers (x86_64 -mgeneral-regs-only).  Parsing rounds
  * correctly to nearest like strtod(); formatting gives printf's "%.17g",
- * which is how Redis 7.0 writes a score.
+ * which is how Redis 7.0 writes a score; addition (ZADD INCR) rounds as the
+ * FPU would.
  */
 #ifndef REDIS_SCORE_H
 #define REDIS_SCORE_H
@@ -27,6 +28,10 @@ enum score_parse score_parse(const char *s, size_t len, uint64_t *bits);
 /* "%.17g" of the double into buf (SCORE_MAX_CHARS bytes); "inf"/"-inf" for
  * infinities as Redis writes them.  Returns the length. */
 size_t score_format(char *buf, uint64_t bits);
+
+/* a + b rounded to nearest, ties to even, as IEEE 754 adds; false when the
+ * sum is not a number (infinities of opposite signs). */
+bool score_add(uint64_t a, uint64_t b, uint64_t *sum);
 
 /* An integer that orders doubles as < does, with -0 equal to +0. */
 uint64_t score_order(uint64_t bits);
