@@ -10,28 +10,30 @@
 
 #include "test.h"
 
-/* Every request kind the benchmark's clients send, a type error, an unknown
- * command, an inline command and QUIT. */
+/* Every request kind the benchmark's clients send, scores parsed, added (ZADD
+ * INCR) and printed without an FPU, a type error, an unknown command, an
+ * inline command and QUIT. */
 static const char script[] =
     "*1\r\n$4\r\nPING\r\n*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"
     "*2\r\n$4\r\nINCR\r\n$1\r\nn\r\n*3\r\n$6\r\nINCRBY\r\n$1\r\nn\r\n$2\r\n41\r\n*6\r\n$4\r\nHSET\r\n"
     "$1\r\nh\r\n$1\r\nf\r\n$1\r\n1\r\n$1\r\ng\r\n$1\r\n2\r\n*2\r\n$7\r\nHGETALL\r\n$1\r\nh\r\n*2\r\n"
     "$3\r\nGET\r\n$1\r\nh\r\n*8\r\n$4\r\nZADD\r\n$1\r\nz\r\n$3\r\n0.1\r\n$1\r\na\r\n$7\r\n-2.5e-3\r\n"
-    "$1\r\nb\r\n$4\r\n1e17\r\n$1\r\nc\r\n*5\r\n$13\r\nZRANGEBYSCORE\r\n$1\r\nz\r\n$4\r\n-inf\r\n"
-    "$2\r\n(1\r\n$10\r\nWITHSCORES\r\n*4\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\nx\r\n$1\r\ny\r\n"
-    "*3\r\n$5\r\nLPUSH\r\n$1\r\nl\r\n$1\r\nw\r\n*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n$2\r\n"
-    "-1\r\n*3\r\n$4\r\nSADD\r\n$1\r\ns\r\n$1\r\nm\r\n*2\r\n$4\r\nSPOP\r\n$1\r\ns\r\n*5\r\n$4\r\n"
-    "MSET\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n*4\r\n$4\r\nMGET\r\n$1\r\na\r\n$1\r\nb\r\n"
-    "$1\r\nq\r\n*4\r\n$3\r\nDEL\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nq\r\n*1\r\n$6\r\nDBSIZE\r\n*2\r\n"
-    "$4\r\nNOPE\r\n$1\r\nx\r\nECHO \"in line\"\r\n*1\r\n$4\r\nQUIT\r\n";
+    "$1\r\nb\r\n$4\r\n1e17\r\n$1\r\nc\r\n*5\r\n$4\r\nZADD\r\n$1\r\nz\r\n$4\r\nINCR\r\n$3\r\n0.2\r\n"
+    "$1\r\na\r\n*5\r\n$13\r\nZRANGEBYSCORE\r\n$1\r\nz\r\n$4\r\n-inf\r\n$2\r\n(1\r\n$10\r\n"
+    "WITHSCORES\r\n*4\r\n$5\r\nRPUSH\r\n$1\r\nl\r\n$1\r\nx\r\n$1\r\ny\r\n*3\r\n$5\r\nLPUSH\r\n"
+    "$1\r\nl\r\n$1\r\nw\r\n*4\r\n$6\r\nLRANGE\r\n$1\r\nl\r\n$1\r\n0\r\n$2\r\n-1\r\n*3\r\n$4\r\nSADD\r\n"
+    "$1\r\ns\r\n$1\r\nm\r\n*2\r\n$4\r\nSPOP\r\n$1\r\ns\r\n*5\r\n$4\r\nMSET\r\n$1\r\na\r\n$1\r\n1\r\n"
+    "$1\r\nb\r\n$1\r\n2\r\n*4\r\n$4\r\nMGET\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nq\r\n*4\r\n$3\r\nDEL\r\n"
+    "$1\r\na\r\n$1\r\nb\r\n$1\r\nq\r\n*1\r\n$6\r\nDBSIZE\r\n*2\r\n$4\r\nNOPE\r\n$1\r\nx\r\nECHO \"in line\"\r\n"
+    "*1\r\n$4\r\nQUIT\r\n";
 
 /* What Debian's redis-server 7.0.15 answered to the script. */
 static const char expected[] =
     "+PONG\r\n+OK\r\n$1\r\nv\r\n:1\r\n:42\r\n:2\r\n*4\r\n$1\r\nf\r\n$1\r\n1\r\n$1\r\ng\r\n$1\r\n"
     "2\r\n-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"
-    ":3\r\n*4\r\n$1\r\nb\r\n$22\r\n-0.0025000000000000001\r\n$1\r\na\r\n$19\r\n0.10000000000000001\r\n"
-    ":2\r\n:3\r\n*3\r\n$1\r\nw\r\n$1\r\nx\r\n$1\r\ny\r\n:1\r\n$1\r\nm\r\n+OK\r\n*3\r\n$1\r\n1\r\n$1\r\n"
-    "2\r\n$-1\r\n:2\r\n:5\r\n-ERR unknown command 'NOPE', with args beginning with: 'x' \r\n"
+    ":3\r\n$19\r\n0.30000000000000004\r\n*4\r\n$1\r\nb\r\n$22\r\n-0.0025000000000000001\r\n"
+    "$1\r\na\r\n$19\r\n0.30000000000000004\r\n:2\r\n:3\r\n*3\r\n$1\r\nw\r\n$1\r\nx\r\n$1\r\n"
+    "y\r\n:1\r\n$1\r\nm\r\n+OK\r\n*3\r\n$1\r\n1\r\n$1\r\n2\r\n$-1\r\n:2\r\n:5\r\n-ERR unknown command 'NOPE', with args beginning with: 'x' \r\n"
     "$7\r\nin line\r\n+OK\r\n";
 
 struct output {
