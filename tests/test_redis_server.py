@@ -57,7 +57,8 @@ def host_binary(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("redis_host") / "redis_host"
     sources = sorted(str(p) for p in (REPO / "userland" / "redis").glob("*.c"))
     # The core's malloc and free are renamed to the host server's, which can impose a budget.
-    subprocess.run(["nice", "-n", "10", "gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-O1", "-g",
+    subprocess.run(["nice", "-n", "10", "gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", "-Wshadow",
+                    "-Wstrict-prototypes", "-Wmissing-prototypes", "-O1", "-g",
                     "-Dmalloc=redis_host_malloc", "-Dfree=redis_host_free",
                     "-fsanitize=address,undefined", "-fno-sanitize-recover=undefined",
                     "-I", str(REPO / "userland" / "include"),
