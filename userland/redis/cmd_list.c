@@ -25,15 +25,7 @@ static void push(struct redis_conn *c, bool head)
         ok = items[k] != NULL;
     }
     if (!ok) {
-        for (size_t k = 0; items && k < n; k++)
-            free(items[k]);
-        if (items)
-            reply_error(&c->reply, ERR_OOM);
-        free(items);
-        if (key_entry) {
-            value_free(key_entry->value);
-            free(key_entry);
-        }
+        prepared_abandon(c, items, n, free, key_entry);
         return;
     }
     if (key_entry)
@@ -115,19 +107,10 @@ void cmd_lrange(struct redis_conn *c)
     struct value *l = lookup_typed(c, 1, VALUE_LIST, &wrong);
     if (wrong)
         return;
-    int64_t len = l ? (int64_t)l->u.list.len : 0;
-    if (start < 0)
-        start = len + start;
-    if (end < 0)
-        end = len + end;
-    if (start < 0)
-        start = 0;
-    if (!l || start > end || start >= len) {
+    if (!l || !range_clamp(&start, &end, (int64_t)l->u.list.len)) {
         reply_array(&c->reply, 0);
         return;
     }
-    if (end >= len)
-        end = len - 1;
     reply_array(&c->reply, (size_t)(end - start + 1));
     for (int64_t i = start; i <= end; i++) {
         struct rstr *s = list_at(&l->u.list, (size_t)i);

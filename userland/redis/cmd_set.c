@@ -27,15 +27,7 @@ void cmd_sadd(struct redis_conn *c)
         }
     }
     if (!ok) {
-        for (size_t k = 0; entries && k < n; k++)
-            free(entries[k]);
-        if (entries)
-            reply_error(&c->reply, ERR_OOM);
-        free(entries);
-        if (key_entry) {
-            value_free(key_entry->value);
-            free(key_entry);
-        }
+        prepared_abandon(c, entries, n, free, key_entry);
         return;
     }
     if (key_entry)

@@ -20,6 +20,12 @@
 enum zadd_flags { ZADD_NX = 1, ZADD_XX = 2, ZADD_CH = 4, ZADD_GT = 8, ZADD_LT = 16, ZADD_INCR = 32 };
 
 /* getDoubleFromObject(): a score that is a whole finite-or-infinite number, no spaces, no range errors. */
+/* zset_node_free for prepared_abandon's untyped items. */
+static void zset_node_release(void *node)
+{
+    zset_node_free(node);
+}
+
 static bool score_arg(const struct resp_arg *a, uint64_t *bits)
 {
     return a->len > 0 && score_parse(a->data, a->len, bits) == SCORE_OK;
@@ -114,18 +120,8 @@ void cmd_zadd(struct redis_conn *c)
         }
     }
     if (!ok) {
-        for (size_t k = 0; nodes && k < elements; k++) {
-            if (nodes[k])
-                zset_node_free(nodes[k]);
-        }
-        if (nodes)
-            reply_error(&c->reply, ERR_OOM);
-        free(nodes);
         free(scores);
-        if (key_entry) {
-            value_free(key_entry->value);
-            free(key_entry);
-        }
+        prepared_abandon(c, nodes, elements, zset_node_release, key_entry);
         return;
     }
     if (key_entry)
@@ -289,19 +285,10 @@ void cmd_zrange(struct redis_conn *c)
     struct value *z = lookup_typed(c, 1, VALUE_ZSET, &wrong);
     if (wrong)
         return;
-    int64_t len = z ? (int64_t)z->u.zset.members.count : 0;
-    if (start < 0)
-        start = len + start;
-    if (end < 0)
-        end = len + end;
-    if (start < 0)
-        start = 0;
-    if (!z || start > end || start >= len) {
+    if (!z || !range_clamp(&start, &end, (int64_t)z->u.zset.members.count)) {
         reply_array(&c->reply, 0);
         return;
     }
-    if (end >= len)
-        end = len - 1;
     size_t count = (size_t)(end - start + 1);
     reply_array(&c->reply, withscores ? 2 * count : count);
     struct zset_node *n = zset_first(&z->u.zset);

@@ -207,6 +207,37 @@ struct dict_entry *key_entry_new(struct redis_conn *c, size_t i, enum value_type
     return e;
 }
 
+void prepared_abandon(struct redis_conn *c, void **p, size_t n, void (*release)(void *),
+                      struct dict_entry *key_entry)
+{
+    for (size_t k = 0; p && k < n; k++) {
+        if (p[k])
+            release(p[k]);
+    }
+    if (p)
+        reply_error(&c->reply, ERR_OOM);
+    free(p);
+    if (key_entry) {
+        value_free(key_entry->value);
+        free(key_entry);
+    }
+}
+
+bool range_clamp(int64_t *start, int64_t *end, int64_t len)
+{
+    if (*start < 0)
+        *start = len + *start;
+    if (*end < 0)
+        *end = len + *end;
+    if (*start < 0)
+        *start = 0;
+    if (*start > *end || *start >= len)
+        return false;
+    if (*end >= len)
+        *end = len - 1;
+    return true;
+}
+
 void **prepared_new(struct redis_conn *c, size_t n)
 {
     void **p = malloc((n ? n : 1) * sizeof(*p));

@@ -62,6 +62,16 @@ struct dict_entry *key_entry_new(struct redis_conn *c, size_t i, enum value_type
 /* An array of n NULL pointers for a command's prepared allocations; NULL (OOM replied) on failure. */
 void **prepared_new(struct redis_conn *c, size_t n);
 
+/* After a failed preparation: release each prepared item, reply OOM (unless
+ * prepared_new did, p being NULL), free the array and the key entry not yet
+ * added to the keyspace, so that the command leaves the db as it found it. */
+void prepared_abandon(struct redis_conn *c, void **p, size_t n, void (*release)(void *),
+                      struct dict_entry *key_entry);
+
+/* Clamp an inclusive [start, end] range whose negative ends count from the
+ * back, as Redis's LRANGE and ZRANGE do; false when it selects nothing. */
+bool range_clamp(int64_t *start, int64_t *end, int64_t len);
+
 /* Commands, by concern. */
 command_fn cmd_get, cmd_set, cmd_incr, cmd_decr, cmd_incrby, cmd_decrby, cmd_mget, cmd_mset;
 command_fn cmd_del, cmd_exists, cmd_ttl, cmd_pttl, cmd_dbsize, cmd_flushall;
