@@ -11,6 +11,7 @@
  * badge), so that every wait ends after a bounded number of ticks even when
  * the NIC stays silent.
  */
+#include <device.h>
 #include <nic.h>
 #include <pci.h>
 #include "test.h"
@@ -467,4 +468,88 @@ TEST(nic_rx_overflow_recovers)
     CHECK(t.received - MARKERS <= OVERFLOW);
     CHECK_EQ(t.duplicates, 0);
     CHECK_EQ(t.bad, 0);
+}
+
+/* ---- the e1000's interrupt line, driven by hand */
+
+#define E1000_ICR 0x00c0    /* read to clear: deasserts INTA */
+#define E1000_ICS 0x00c8    /* write to set causes: asserts INTA when a set cause is enabled */
+#define E1000_IMS 0x00d0
+#define E1000_IMC 0x00d8
+#define E1000_CAUSE_TXQE (1u << 1)
+
+/* Wait for a signal on n with at most `ticks` timer ticks; the word's NIC bit, or 0. */
+static word_t wait_bits(cptr_t n, cptr_t timer, unsigned ticks)
+{
+    for (unsigned t = 0; t < ticks;) {
+        word_t w = 0;
+        if (sys_wait(n, &w) != E_OK)
+            return 0;
+        if (w & TIMER_BADGE) {
+            t++;
+            irq_handler_ack(timer);
+        }
+        if (w & NIC_IRQ_BADGE)
+            return NIC_IRQ_BADGE;
+    }
+    return 0;
+}
+
+/*
+ * The line is level-triggered and the kernel's rule holds for it: a
+ * delivery masks the line, Ack unmasks it, and a line still asserted at
+ * Ack is delivered again; once the device deasserts it, nothing more
+ * comes.  (Programmed edge-triggered, the second delivery would never
+ * come: the I/O APIC ignores an edge while the line is masked, and there
+ * is no new edge.)  The cause is set by hand through ICS.
+ */
+TEST(nic_level_irq_redelivered_until_cleared)
+{
+    struct pci_address a;
+    word_t st = pci_find(0x8086, 0x100e, &a);
+    if (st == E_FAILED_LOOKUP)
+        SKIP("no e1000 on this machine (x86_64: boot with tools/qemu_run.py --net)");
+    CHECK_OK(st);
+    uint32_t cmd, line;
+    word_t bar, size;
+    CHECK_OK(pci_read32(a, PCI_COMMAND, &cmd));
+    CHECK_OK(pci_write32(a, PCI_COMMAND, ((cmd | PCI_COMMAND_MEMORY) & ~PCI_COMMAND_INTX_OFF) & 0xffff));
+    CHECK_OK(pci_read32(a, PCI_INTERRUPT_LINE, &line));
+    CHECK_OK(pci_memory_bar(a, 0, &bar, &size));
+    static struct device_mapping regs;
+    CHECK_OK(device_map(bar, size, &regs));
+    volatile uint32_t *r = regs.vaddr;
+
+    cptr_t n = ntfn_new(), handler = slot_alloc(), timer = slot_alloc();
+    cptr_t nic_badged = mint(n, RIGHT_WRITE, NIC_IRQ_BADGE), timer_badged = mint(n, RIGHT_WRITE, TIMER_BADGE);
+    CHECK(n && handler && timer && nic_badged && timer_badged);
+    CHECK_OK(irq_control_get(ROOT_SLOT_IRQ_CONTROL, line & 0xff, ROOT_SLOT_CNODE, handler, ROOT_DEPTH));
+    CHECK_OK(irq_control_get(ROOT_SLOT_IRQ_CONTROL, bootinfo->timer_irq, ROOT_SLOT_CNODE, timer, ROOT_DEPTH));
+    CHECK_OK(irq_handler_set_notification(timer, timer_badged));
+    r[E1000_IMC / 4] = 0xffffffffu;
+    (void)r[E1000_ICR / 4];
+    CHECK_OK(irq_handler_set_notification(handler, nic_badged));
+
+    /* Assert the line and leave it asserted. */
+    r[E1000_IMS / 4] = E1000_CAUSE_TXQE;
+    r[E1000_ICS / 4] = E1000_CAUSE_TXQE;
+    word_t first = wait_bits(n, timer, WAIT_TICKS);
+    /* Ack without clearing the cause: still asserted, so it must come again, and again. */
+    CHECK_OK(irq_handler_ack(handler));
+    word_t second = wait_bits(n, timer, WAIT_TICKS);
+    CHECK_OK(irq_handler_ack(handler));
+    word_t third = wait_bits(n, timer, WAIT_TICKS);
+    /* Deassert (reading ICR clears the cause), then Ack: the line is quiet now. */
+    uint32_t icr = r[E1000_ICR / 4];
+    CHECK_OK(irq_handler_ack(handler));
+    word_t after_clear = wait_bits(n, timer, 20);
+    r[E1000_IMC / 4] = 0xffffffffu;
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, handler, ROOT_DEPTH));
+    device_unmap(&regs);
+    test_note("IRQ %u", (unsigned)(line & 0xff));
+    CHECK_EQ(first, NIC_IRQ_BADGE);
+    CHECK_EQ(second, NIC_IRQ_BADGE);
+    CHECK_EQ(third, NIC_IRQ_BADGE);
+    CHECK(icr & E1000_CAUSE_TXQE);
+    CHECK_EQ(after_clear, 0);
 }
