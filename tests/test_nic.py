@@ -1,9 +1,10 @@
 """The NIC: qemu_run.py's --net option, and the e1000 driver's in-guest tests booted with a NIC.
 
-The in-guest tests (userland/tests/test_nic.c) open the e1000 QEMU gives the guest on user
-networking, read its MAC, ARP for slirp's gateway 10.0.2.2 and ping it in bursts, interrupt-driven.
+The in-guest tests (userland/tests/test_nic.c) open the NIC QEMU gives the guest on user
+networking (x86_64: the e1000; arm-imx6: the i.MX6 ENET), read its MAC, ARP for slirp's gateway 10.0.2.2 and ping it in bursts, interrupt-driven.
 Without a NIC they skip, and the whole suite (tests/test_guest_suite.py) shows them as skipped.
 """
+import shutil
 import socket
 import subprocess
 import sys
@@ -88,6 +89,32 @@ def test_nic_in_guest(guest, config, name):
     run = guest(lock=lock, cpus=cpus, app="tests", args="only=nic", net=True, timeout=NIC_TIMEOUT)
     assert run.tests.get(name, {}).get("status") != "skip", "the NIC was not found: " + run.log[-2000:]
     assert_guest_test_passed(run, name)
+
+
+needs_arm_tools = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
+ARM_NIC_TESTS = [n for n in NIC_TESTS if n != "nic_level_irq_redelivered_until_cleared"]
+
+
+@needs_arm_tools
+@pytest.mark.parametrize("config", [("bkl", 1), ("fine", 4)], ids=config_id)
+@pytest.mark.parametrize("name", ARM_NIC_TESTS)
+def test_enet_in_guest(guest, config, name):
+    """The same tests through the i.MX6 ENET driver on QEMU's sabrelite."""
+    lock, cpus = config
+    run = guest(arch="arm-imx6", lock=lock, cpus=cpus, app="tests", args="only=nic", net=True,
+                timeout=NIC_TIMEOUT)
+    assert run.tests.get(name, {}).get("status") != "skip", "the NIC was not found: " + run.log[-2000:]
+    assert_guest_test_passed(run, name)
+
+
+@needs_arm_tools
+def test_enet_level_test_skips_on_arm(guest):
+    run = guest(arch="arm-imx6", lock="bkl", cpus=1, app="tests", args="only=nic", net=True,
+                timeout=NIC_TIMEOUT)
+    assert run.tests["nic_level_irq_redelivered_until_cleared"]["status"] == "skip"
+    assert run.tests["nic_open_reads_mac"]["detail"] == "mac 52:54:00:12:34:56"
 
 
 def test_nic_reads_qemus_default_mac(guest):

@@ -22,6 +22,7 @@
  * tx_clean follows behind, reclaiming them.  One slot stays empty, so that
  * head == tail means empty.
  */
+#include <arch_user.h>
 #include <device.h>
 #include <nic_driver.h>
 #include <pci.h>
@@ -150,12 +151,10 @@ static void reg_write(struct e1000 *e, unsigned reg, uint32_t v)
 /*
  * Descriptor writes before the tail register write that hands them over,
  * and the NIC's DD write-back before the descriptor fields read after it.
- * On x86 the CPU keeps both orders for RAM and uncached MMIO; the compiler
- * must too.
  */
 static inline void dma_barrier(void)
 {
-    __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    arch_dma_barrier();
 }
 
 static void drop_cap(cptr_t *slot)

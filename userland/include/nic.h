@@ -1,7 +1,7 @@
 /*
  * The network interface a board gives its TCP/IP stack (docs/drivers.md).
  * One interface, one driver per board: the e1000 on x86_64 (PCI), the
- * i.MX6 ENET on arm-imx6 (not written yet: nic_open says NIC_ABSENT there).
+ * i.MX6 ENET on arm-imx6.
  *
  * A thread waits for the NIC's interrupts with sys_wait(nic.irq_notification),
  * then calls nic_interrupt_done() and drains nic_receive().  The calls on one

@@ -22,6 +22,7 @@ struct nic_driver {
 /* The board's drivers, ended by NULL. */
 extern const struct nic_driver *const board_nic_drivers[];
 
-extern const struct nic_driver e1000_driver;
+extern const struct nic_driver e1000_driver;       /* x86_64: Intel 82540EM on PCI */
+extern const struct nic_driver imx_enet_driver;    /* arm-imx6: the i.MX6 ENET */
 
 #endif

@@ -1,4 +1,4 @@
-/* The Sabre Lite's NIC is the i.MX6 ENET, whose driver is not written yet: none. */
+/* The Sabre Lite's NIC: the i.MX6's own ENET. */
 #include <nic_driver.h>
 
-const struct nic_driver *const board_nic_drivers[] = { NULL };
+const struct nic_driver *const board_nic_drivers[] = { &imx_enet_driver, NULL };
