@@ -17,7 +17,7 @@ import qemu_run
 from records import parse_text
 
 NIC_TESTS = ["nic_open_reads_mac", "nic_arp_gateway", "nic_many_frames", "nic_rx_overflow_recovers",
-             "nic_level_irq_redelivered_until_cleared"]
+             "nic_level_irq_redelivered_until_cleared", "nic_receive_on_another_core"]
 # The driver on one core, and with other cores running under the fine-grained and elided locks.
 NIC_CONFIGS = [("bkl", 1), ("fine", 4), ("rtm", 4)]
 NIC_TIMEOUT = 300

@@ -4,9 +4,12 @@
  * i.MX6 ENET on arm-imx6.
  *
  * A thread waits for the NIC's interrupts with sys_wait(nic.irq_notification),
- * then calls nic_interrupt_done() and drains nic_receive().  The calls on one
- * nic must not run concurrently (the caller serialises them); nic_open and
- * nic_close use the root task's allocators, so the main thread makes them.
+ * then calls nic_interrupt_done() and drains nic_receive().  nic_send may run
+ * at the same time as nic_receive or nic_interrupt_done (another thread or
+ * core): they touch different rings and registers.  Otherwise the calls on
+ * one nic must not overlap (two sends, two receives); nic_open and nic_close
+ * use the root task's allocators, so the main thread makes them, with no
+ * other call running.
  */
 #ifndef NIC_H
 #define NIC_H
