@@ -70,6 +70,11 @@ TEST(io_port_errors)
     CHECK(read_only && write_only);
     CHECK_ST(io_port_out(read_only, PCI_CONFIG_ADDRESS, 4, 0x80000000u), E_INVALID_CAPABILITY);
     CHECK_ST(io_port_in(write_only, PCI_CONFIG_DATA, 4, &v), E_INVALID_CAPABILITY);
+    /* It takes no badge, like every cap but endpoints, notifications and CNodes. */
+    cptr_t s = slot_alloc();
+    CHECK(s);
+    CHECK_ST(cnode_mint(ROOT_SLOT_CNODE, s, ROOT_DEPTH, ROOT_SLOT_CNODE, io, ROOT_DEPTH, RIGHTS_ALL, 7),
+             E_INVALID_ARGUMENT);
     /* An I/O port cap is no other object. */
     CHECK_ST(io_port_in(ROOT_SLOT_TCB, PCI_CONFIG_DATA, 4, &v), E_ILLEGAL_OPERATION);
 }
