@@ -62,7 +62,10 @@ _Noreturn void arch_init_boot_core(void)
      */
     info.device[0].start = MPCORE_PBASE;
     info.device[0].end = MPCORE_PBASE + PAGE_SIZE;
-    info.ndevice = 1;
+    /* The Ethernet controller, for the user-level ENET driver (docs/drivers.md). */
+    info.device[1].start = ENET_PBASE;
+    info.device[1].end = ENET_PBASE + ENET_SIZE;
+    info.ndevice = 2;
     info.root_elf_paddr = arch_virt_to_phys(root_image_start);
     info.root_elf_size = (word_t)(root_image_end - root_image_start);
     info.cmdline = cmdline;

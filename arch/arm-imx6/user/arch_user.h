@@ -48,6 +48,16 @@ static inline void arch_mb(void)
     __asm__ volatile("dmb ish" ::: "memory");
 }
 
+/*
+ * Between a driver's accesses to DMA memory (mapped uncached) and to its
+ * device's registers, either way round: DSB, because a DMB orders only
+ * within a shareability domain, and a device is outside the cores' one.
+ */
+static inline void arch_dma_barrier(void)
+{
+    __asm__ volatile("dsb" ::: "memory");
+}
+
 /* The register set of TCB Read/Write/CopyRegisters: r0..r12, sp, lr, pc, cpsr. */
 #define ARCH_USER_REGS  17
 #define ARCH_REG_R0     0

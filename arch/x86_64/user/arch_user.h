@@ -33,6 +33,17 @@ static inline void arch_mb(void)
 }
 
 /*
+ * Between a driver's accesses to DMA memory and to its device's registers,
+ * either way round.  x86 DMA is cache-coherent and keeps stores in order for
+ * RAM and uncached MMIO alike; the fence also keeps a later load from
+ * passing an earlier store.
+ */
+static inline void arch_dma_barrier(void)
+{
+    __asm__ volatile("mfence" ::: "memory");
+}
+
+/*
  * The register set of TCB Read/Write/CopyRegisters, in the order docs/x86_64.md
  * gives: rip, rsp, rflags, rax, rbx, rcx, rdx, rsi, rdi, rbp, r8 .. r15.
  * Only the indices user code needs are named.

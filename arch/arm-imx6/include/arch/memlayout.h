@@ -35,6 +35,8 @@
 #define PTIMER_OFFSET    0x0600
 #define GICD_OFFSET      0x1000
 #define L2C_PBASE        0x00A02000
+#define ENET_PBASE       0x02188000      /* user level drives it: only handed out as device untyped */
+#define ENET_SIZE        0x4000
 #define WDOG1_PBASE      0x020BC000
 #define SRC_PBASE        0x020D8000
 #define UART2_PBASE      0x021E8000
