@@ -101,13 +101,6 @@ void sched_dequeue(struct tcb *t)
         bitmap_clear(c, t->priority);
 }
 
-void thread_set_state(struct tcb *t, enum thread_state s)
-{
-    t->state = (uint8_t)s;
-    if (!tcb_runnable(t))
-        sched_dequeue(t);
-}
-
 /*
  * A thread became runnable.  On this core, a woken thread at least as
  * important as the current one goes to the front of its queue, so that a

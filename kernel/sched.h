@@ -26,9 +26,6 @@ void sched_yield_current(void);
 /* The current thread stopped being runnable: schedule() will pick another. */
 void sched_current_blocked(void);
 
-/* Set the thread's state; takes it off its ready queue if it stops being runnable. */
-void thread_set_state(struct tcb *t, enum thread_state s);
-
 /* Timer tick on this core: account the timeslice. */
 void sched_tick(void);
 

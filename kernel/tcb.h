@@ -23,6 +23,7 @@
 #include "types.h"
 #include "cap.h"
 #include <abi/faults.h>
+#include <abi/invocation.h>
 #include <abi/ipc_buffer.h>
 #include <lock.h>
 
@@ -47,7 +48,6 @@ enum tcb_slot {
 };
 
 #define TCB_BITS        11  /* log2 bytes of a TCB object */
-#define TCB_NAME_MAX    32
 #define PRIORITY_COUNT  256
 #define TIMESLICE_TICKS 5   /* timer ticks per timeslice */
 

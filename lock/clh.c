@@ -62,7 +62,6 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
         cores[i].pred = NULL;
     }
     lock->cores = cores;
-    lock->ncores = ncores;
     /* Relaxed: as above. */
     __atomic_store_n(&lock->tail, &cores[ncores].node, __ATOMIC_RELAXED);
 }

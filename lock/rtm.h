@@ -33,7 +33,7 @@
  * probe (lock_rtm_probe(), lock/lock.h) establishes before any of this
  * runs: in KVM guests XBEGIN raises #GP although CPUID advertises RTM, and
  * XTEST raises #UD without RTM.  The instructions are written as mnemonics
- * in inline asm so the kernel needs no -mrtm.
+ * in inline asm (lock/x86_64/rtm_insn.h) so the kernel needs no -mrtm.
  */
 #ifndef LOCK_RTM_H
 #define LOCK_RTM_H
@@ -41,20 +41,9 @@
 #include "lockdefs.h"
 #include "clh.h"
 #include "cpu_relax.h"
+#include "rtm_insn.h"
 #include "rtm_tunables.h"
 #include "lock.h"
-
-/* What rtm_begin() returns when the transaction has started. */
-#define RTM_STARTED (~0u)
-
-/* XBEGIN abort status in EAX (Intel SDM vol. 1, table 16-1). */
-#define RTM_STATUS_EXPLICIT (1u << 0)   /* XABORT; code in bits 31:24 */
-#define RTM_STATUS_RETRY    (1u << 1)   /* the CPU thinks a retry may succeed */
-#define RTM_STATUS_CONFLICT (1u << 2)   /* another core touched our read or write set */
-#define RTM_STATUS_CAPACITY (1u << 3)   /* the footprint overflowed the cache */
-#define RTM_STATUS_DEBUG    (1u << 4)
-#define RTM_STATUS_NESTED   (1u << 5)
-#define RTM_STATUS_CODE(s)  (((s) >> 24) & 0xffu)
 
 /* Barrier instructions, for LOCKSTATS: XBEGIN orders nothing; a commit
  * orders like a LOCK-prefixed instruction. */
@@ -64,35 +53,6 @@
 /* Explicit abort codes of the lock layer (XABORT immediates). */
 #define LOCK_ABORT_LOCK_HELD  0x4c  /* 'L' as in Figure 1: the fallback lock was held */
 #define LOCK_ABORT_NEEDS_LOCK 0x58  /* kernel_lock_require_exclusive(): redo holding the lock */
-
-/* Start a transaction: RTM_STARTED, or after an abort the abort status. */
-static inline unsigned rtm_begin(void)
-{
-    unsigned status = RTM_STARTED;
-
-    /* On abort the CPU restores registers, puts the status in EAX and
-     * resumes at label 1, i.e. right here with status != RTM_STARTED. */
-    __asm__ volatile("xbegin 1f\n1:" : "+a"(status) : : "memory");
-    return status;
-}
-
-/* Commit.  Caller must be inside a transaction. */
-static inline void rtm_end(void)
-{
-    __asm__ volatile("xend" : : : "memory");
-}
-
-/* Whether the caller runs inside a transaction. */
-static inline bool rtm_test(void)
-{
-    unsigned char inside;
-
-    __asm__ volatile("xtest\n\tsetnz %0" : "=q"(inside) : : "memory", "cc");
-    return inside != 0;
-}
-
-/* Abort with an 8-bit immediate code; a no-op outside a transaction. */
-#define rtm_abort(code) __asm__ volatile("xabort %0" : : "i"(code) : "memory")
 
 /* Per-core elision state, written only by its core. */
 struct rtm_core {

@@ -8,7 +8,7 @@
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
 
-#define LOCK_VARIANT_NONE 1
+#define LOCK_VARIANT LOCK_NONE
 
 #include "no_object_locks.h"
 #include "no_transactions.h"
