@@ -431,7 +431,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
     check_panic_path();
 
     root->state = TS_RUNNING;
-    sched_enqueue(root);
+    sched_enqueue(root, QUEUE_BACK);
     /* Release: the secondaries see the whole boot state once they see this. */
     __atomic_store_n(&boot_done, 1, __ATOMIC_RELEASE);
     start_scheduling();

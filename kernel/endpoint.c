@@ -20,10 +20,12 @@
 #include "cspace.h"
 #include "delete.h"
 #include "invocation.h"
+#include "ipc_locks.h"
 #include "notification.h"
 #include "printf.h"
 #include "reply.h"
 #include "sched.h"
+#include "tcb_queue.h"
 #include <arch.h>
 
 /* ---- Message registers. */
@@ -57,28 +59,19 @@ unsigned mr_capacity(struct ipc_buffer *buf)
 
 /* ---- Queues. */
 
+static struct tcb_queue_ends ep_queue(struct endpoint *ep)
+{
+    return (struct tcb_queue_ends){ &ep->head, &ep->tail };
+}
+
 void endpoint_append(struct endpoint *ep, struct tcb *t)
 {
-    t->ep_next = NULL;
-    t->ep_prev = ep->tail;
-    if (ep->tail)
-        ep->tail->ep_next = t;
-    else
-        ep->head = t;
-    ep->tail = t;
+    tcb_queue_insert(ep_queue(ep), t, LINKS_WAIT, QUEUE_BACK);
 }
 
 void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
 {
-    if (t->ep_prev)
-        t->ep_prev->ep_next = t->ep_next;
-    else
-        ep->head = t->ep_next;
-    if (t->ep_next)
-        t->ep_next->ep_prev = t->ep_prev;
-    else
-        ep->tail = t->ep_prev;
-    t->ep_next = t->ep_prev = NULL;
+    tcb_queue_remove(ep_queue(ep), t, LINKS_WAIT);
     t->blocked_on = NULL;
     if (!ep->head)
         ep->state = EP_IDLE;
@@ -211,32 +204,18 @@ static void complete_send(struct tcb *s, struct tcb *r)
     }
 }
 
-static void lock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
-{
-    struct object_lock *locks[4] = {
-        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
-    };
-    object_locks_acquire(locks, 4);
-}
-
-static void unlock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
-{
-    struct object_lock *locks[4] = {
-        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
-    };
-    object_locks_release(locks, 4);
-}
-
 static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t flags, bool blocking)
 {
     struct tcb *r;
+    struct ipc_locks locks;
 
     for (;;) {
         r = endpoint_peek(ep, EP_RECV);
-        lock_ipc(ep, s, r);
+        locks = ipc_locks_of(&ep->lock, &s->lock, r);
+        ipc_locks_acquire(&locks);
         if (endpoint_peek(ep, EP_RECV) == r)
             break;
-        unlock_ipc(ep, s, r);
+        ipc_locks_release(&locks);
     }
     s->blocked_flags = flags;
     if (r) {
@@ -256,7 +235,7 @@ static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t fl
         s->blocked_flags = 0;
         arch_set_reg(&s->context, ABI_STATUS, E_OK);
     }
-    unlock_ipc(ep, s, r);
+    ipc_locks_release(&locks);
 }
 
 void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
@@ -274,19 +253,21 @@ bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap,
                       bool general_held)
 {
     struct tcb *s;
+    struct ipc_locks locks;
     (void)cap;
 
     for (;;) {
         s = endpoint_peek(ep, EP_SEND);
-        lock_ipc(ep, r, s);
+        locks = ipc_locks_of(&ep->lock, &r->lock, s);
+        ipc_locks_acquire(&locks);
         if (endpoint_peek(ep, EP_SEND) == s)
             break;
-        unlock_ipc(ep, r, s);
+        ipc_locks_release(&locks);
     }
     /* The sender's caps would go into the CDT: general work (kernel/syscall.c upgrades). */
     if (s && !general_held && !(s->blocked_flags & IPCF_FAULT) &&
         msginfo_extra_caps(arch_get_reg(&s->context, ABI_MSGINFO)) != 0) {
-        unlock_ipc(ep, r, s);
+        ipc_locks_release(&locks);
         return false;
     }
     if (s) {
@@ -303,7 +284,7 @@ bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap,
         arch_set_reg(&r->context, ABI_STATUS, E_WOULD_BLOCK);
         arch_set_reg(&r->context, ABI_MSGINFO, 0);
     }
-    unlock_ipc(ep, r, s);
+    ipc_locks_release(&locks);
     return true;
 }
 

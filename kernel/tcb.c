@@ -142,7 +142,7 @@ static void sync_registers(struct tcb *t)
     if (t->affinity != arch_core_id() && cores[t->affinity].current == t) {
         sched_evict(t);
         if (tcb_runnable(t))
-            sched_enqueue(t);
+            sched_enqueue(t, QUEUE_BACK);
     }
 }
 
@@ -361,7 +361,7 @@ static void invoke_set_priority(const struct tcb_args *a)
     t->priority = (uint8_t)a->value;
     t->max_priority = (uint8_t)a->value;
     if (queued)
-        sched_enqueue(t);
+        sched_enqueue(t, QUEUE_BACK);
     else if (tcb_runnable(t) && t->affinity != arch_core_id())
         core_defer_ipi(t->affinity);
 }
@@ -397,7 +397,7 @@ static void invoke_set_affinity(const struct tcb_args *a)
     t->affinity = (unsigned)a->value;
     t->timeslice = TIMESLICE_TICKS;
     if (tcb_runnable(t))
-        sched_enqueue(t);
+        sched_enqueue(t, QUEUE_BACK);
 }
 
 static enum status decode_set_affinity(struct invocation *inv, struct tcb_args *a)

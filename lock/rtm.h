@@ -2,15 +2,17 @@
  * Lock elision with Intel RTM (TSX), x86_64 only.  Used by lock/rtm.c.
  *
  * Algorithm: speculative lock elision, Rajwar and Goodman, MICRO 2001, in
- * the form of Figure 1 of the paper (000 §3.4, 002 §3.3): run the critical
- * section as a hardware transaction; read the fallback lock inside it so
- * that the lock is in the transaction's read set; abort explicitly if it
- * is held; after an abort wait until the lock is free and retry, up to
- * RTM_ATTEMPTS_THRESHOLD (lock/rtm_tunables.h); then take the lock for
- * real.  At the end XTEST says which of the two happened: XEND commits,
- * otherwise the lock is released.  The fallback is the CLH lock of
- * lock/clh.h.  The explicit-abort-code naming and the adaptive skip counter
- * follow glibc's x86 elision (sysdeps/unix/sysv/linux/x86/elision-lock.c).
+ * the form of Figure 1 of the paper ("An Evaluation of Coarse-Grained
+ * Locking for Multicore Microkernels" §3.4, "For a Microkernel, a Big Lock
+ * Is Fine" §3.3): run the critical section as a hardware transaction; read
+ * the fallback lock inside it so that the lock is in the transaction's read
+ * set; abort explicitly if it is held; after an abort wait until the lock
+ * is free and retry, up to RTM_ATTEMPTS_THRESHOLD (lock/rtm_tunables.h);
+ * then take the lock for real.  At the end XTEST says which of the two
+ * happened: XEND commits, otherwise the lock is released.  The fallback is
+ * the CLH lock of lock/clh.h.  The explicit-abort-code naming and the
+ * adaptive skip counter follow glibc's x86 elision
+ * (sysdeps/unix/sysv/linux/x86/elision-lock.c).
  *
  * Why reading the lock word is enough: a transaction that saw the lock
  * free has its tail word and tail node in its read set.  A core taking the
@@ -20,10 +22,11 @@
  * lock holder, and transactions among themselves are serialisable at
  * cache-line granularity.
  *
- * Fairness and progress: transactions guarantee neither (002 §3.3.1); the
- * threshold bounds the attempts, after which progress and FIFO order are
- * those of the CLH lock.  Transactions can be starved by a stream of
- * fallback holders, but then they fall back and queue like everyone else.
+ * Fairness and progress: transactions guarantee neither ("For a
+ * Microkernel, a Big Lock Is Fine" §3.3.1); the threshold bounds the
+ * attempts, after which progress and FIFO order are those of the CLH lock.
+ * Transactions can be starved by a stream of fallback holders, but then
+ * they fall back and queue like everyone else.
  *
  * Memory ordering: a committed transaction is ordered like a LOCK-prefixed
  * instruction (Intel SDM vol. 1, 16.3.6), so the elided section needs no
