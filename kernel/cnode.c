@@ -177,14 +177,24 @@ static void invoke_save_caller(const struct cnode_args *a)
         cte_move(a->src, a->dest);
 }
 
-static enum status decode_copy(struct invocation *inv, struct cnode_args *a, bool mint)
+/* The source slot of Copy, Mint, Move and Mutate: (MR2, MR3) in extra 0; `length` MRs in all. */
+static enum status decode_source(struct invocation *inv, struct cnode_args *a, unsigned length)
 {
     const struct cap *src_root;
     enum status s;
 
-    if (inv->length < (mint ? 6u : 5u))
+    if (inv->length < length)
         return E_TRUNCATED_MESSAGE;
     if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &a->src)))
+        return s;
+    return E_OK;
+}
+
+static enum status decode_copy(struct invocation *inv, struct cnode_args *a, bool mint)
+{
+    enum status s;
+
+    if ((s = decode_source(inv, a, mint ? 6u : 5u)))
         return s;
     if (!cap_is_null(&a->dest->cap))
         return E_DELETE_FIRST;
@@ -196,12 +206,9 @@ static enum status decode_copy(struct invocation *inv, struct cnode_args *a, boo
 
 static enum status decode_move(struct invocation *inv, struct cnode_args *a, bool mutate)
 {
-    const struct cap *src_root;
     enum status s;
 
-    if (inv->length < (mutate ? 5u : 4u))
-        return E_TRUNCATED_MESSAGE;
-    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &a->src)))
+    if ((s = decode_source(inv, a, mutate ? 5u : 4u)))
         return s;
     if (cap_is_null(&a->src->cap))
         return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);

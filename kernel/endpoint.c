@@ -204,19 +204,40 @@ static void complete_send(struct tcb *s, struct tcb *r)
     }
 }
 
+/*
+ * Lock ep, `self` and the partner waiting in ep's queue as `partner_state`
+ * (or none): identify the partner without locks, lock the set, and start
+ * over if the queue changed meanwhile.  Returns the partner, NULL if none.
+ */
+static struct tcb *lock_with_partner(struct endpoint *ep, struct tcb *self,
+                                     enum endpoint_state partner_state, struct ipc_locks *locks)
+{
+    for (;;) {
+        struct tcb *partner = endpoint_peek(ep, partner_state);
+        *locks = ipc_locks_of(&ep->lock, &self->lock, partner);
+        ipc_locks_acquire(locks);
+        if (endpoint_peek(ep, partner_state) == partner)
+            return partner;
+        ipc_locks_release(locks);
+    }
+}
+
+/* t blocks in ep's queue, which then holds waiters of `queue_state`.  Caller holds the set's locks. */
+static void block_in_queue(struct endpoint *ep, struct tcb *t, enum thread_state state,
+                           enum endpoint_state queue_state)
+{
+    t->state = (uint8_t)state;
+    t->blocked_on = ep;
+    sched_dequeue(t);
+    endpoint_append(ep, t);
+    ep->state = queue_state;
+}
+
 static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t flags, bool blocking)
 {
-    struct tcb *r;
     struct ipc_locks locks;
+    struct tcb *r = lock_with_partner(ep, s, EP_RECV, &locks);
 
-    for (;;) {
-        r = endpoint_peek(ep, EP_RECV);
-        locks = ipc_locks_of(&ep->lock, &s->lock, r);
-        ipc_locks_acquire(&locks);
-        if (endpoint_peek(ep, EP_RECV) == r)
-            break;
-        ipc_locks_release(&locks);
-    }
     s->blocked_flags = flags;
     if (r) {
         endpoint_dequeue(ep, r);
@@ -225,12 +246,8 @@ static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t fl
         complete_send(s, r);
         sched_wake(r);
     } else if (blocking) {
-        s->state = TS_BLOCKED_SEND;
-        s->blocked_on = ep;
         s->blocked_badge = badge;
-        sched_dequeue(s);
-        endpoint_append(ep, s);
-        ep->state = EP_SEND;
+        block_in_queue(ep, s, TS_BLOCKED_SEND, EP_SEND);
     } else {
         s->blocked_flags = 0;
         arch_set_reg(&s->context, ABI_STATUS, E_OK);
@@ -252,18 +269,10 @@ void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge)
 bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap, bool blocking,
                       bool general_held)
 {
-    struct tcb *s;
     struct ipc_locks locks;
+    struct tcb *s = lock_with_partner(ep, r, EP_SEND, &locks);
     (void)cap;
 
-    for (;;) {
-        s = endpoint_peek(ep, EP_SEND);
-        locks = ipc_locks_of(&ep->lock, &r->lock, s);
-        ipc_locks_acquire(&locks);
-        if (endpoint_peek(ep, EP_SEND) == s)
-            break;
-        ipc_locks_release(&locks);
-    }
     /* The sender's caps would go into the CDT: general work (kernel/syscall.c upgrades). */
     if (s && !general_held && !(s->blocked_flags & IPCF_FAULT) &&
         msginfo_extra_caps(arch_get_reg(&s->context, ABI_MSGINFO)) != 0) {
@@ -275,11 +284,7 @@ bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap,
         transfer(s, r, s->blocked_badge, (s->blocked_flags & IPCF_GRANT) != 0, ep);
         complete_send(s, r);
     } else if (blocking) {
-        r->state = TS_BLOCKED_RECV;
-        r->blocked_on = ep;
-        sched_dequeue(r);
-        endpoint_append(ep, r);
-        ep->state = EP_RECV;
+        block_in_queue(ep, r, TS_BLOCKED_RECV, EP_RECV);
     } else {
         arch_set_reg(&r->context, ABI_STATUS, E_WOULD_BLOCK);
         arch_set_reg(&r->context, ABI_MSGINFO, 0);

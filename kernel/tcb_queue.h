@@ -31,30 +31,51 @@ struct tcb_queue_ends {
     struct tcb **tail;
 };
 
+/*
+ * A link field of t, by its offset in struct tcb.  Offsets rather than
+ * function pointers: sched_enqueue() passes `end` at run time, and this way
+ * choosing the fields is two selects, not indirect calls.
+ */
+static inline struct tcb **tcb_link(struct tcb *t, size_t offset)
+{
+    return (struct tcb **)((char *)t + offset);
+}
+
+static inline size_t tcb_next_offset(enum tcb_links links)
+{
+    return links == LINKS_READY ? offsetof(struct tcb, sched_next) : offsetof(struct tcb, ep_next);
+}
+
+static inline size_t tcb_prev_offset(enum tcb_links links)
+{
+    return links == LINKS_READY ? offsetof(struct tcb, sched_prev) : offsetof(struct tcb, ep_prev);
+}
+
 static inline struct tcb **tcb_link_next(struct tcb *t, enum tcb_links links)
 {
-    return links == LINKS_READY ? &t->sched_next : &t->ep_next;
+    return tcb_link(t, tcb_next_offset(links));
 }
 
 static inline struct tcb **tcb_link_prev(struct tcb *t, enum tcb_links links)
 {
-    return links == LINKS_READY ? &t->sched_prev : &t->ep_prev;
+    return tcb_link(t, tcb_prev_offset(links));
 }
 
 /* Link t in at one end. */
 static inline void tcb_queue_insert(struct tcb_queue_ends q, struct tcb *t, enum tcb_links links,
                                     enum queue_end end)
 {
-    struct tcb **first = end == QUEUE_FRONT ? q.head : q.tail;
-    struct tcb **other = end == QUEUE_FRONT ? q.tail : q.head;
-    /* Toward the middle of the queue, and away from it, as seen from `end`. */
-    struct tcb **(*inward)(struct tcb *, enum tcb_links) = end == QUEUE_FRONT ? tcb_link_next : tcb_link_prev;
-    struct tcb **(*outward)(struct tcb *, enum tcb_links) = end == QUEUE_FRONT ? tcb_link_prev : tcb_link_next;
+    bool front = end == QUEUE_FRONT;
+    struct tcb **first = front ? q.head : q.tail;
+    struct tcb **other = front ? q.tail : q.head;
+    /* The link toward the rest of the queue, and the one away from it, as seen from `end`. */
+    size_t inward = front ? tcb_next_offset(links) : tcb_prev_offset(links);
+    size_t outward = front ? tcb_prev_offset(links) : tcb_next_offset(links);
 
-    *outward(t, links) = NULL;
-    *inward(t, links) = *first;
+    *tcb_link(t, outward) = NULL;
+    *tcb_link(t, inward) = *first;
     if (*first)
-        *outward(*first, links) = t;
+        *tcb_link(*first, outward) = t;
     else
         *other = t;
     *first = t;

@@ -196,6 +196,21 @@ static void invoke_frame_map(const struct map_args *a)
     note_mapped(a);
 }
 
+/* What Frame Map and PageTable Map share: `length` MRs, MR0 vaddr, extra 0 the VSpace, not mapped yet. */
+static enum status decode_map(struct invocation *inv, struct map_args *a, unsigned length)
+{
+    enum status s;
+
+    if (inv->length < length)
+        return E_TRUNCATED_MESSAGE;
+    if ((s = get_vspace(inv, a)))
+        return s;
+    a->vaddr = inv_mr(inv, 0);
+    if (a->cap->flags & CAPF_MAPPED)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    return E_OK;
+}
+
 /* Frame Map: MR0 vaddr, MR1 rights, MR2 attributes; extra 0 the VSpace. */
 static enum status decode_frame_map(struct invocation *inv, struct map_args *a)
 {
@@ -203,15 +218,10 @@ static enum status decode_frame_map(struct invocation *inv, struct map_args *a)
     bool large = c->size_bits != PAGE_BITS;
     enum status s;
 
-    if (inv->length < 3)
-        return E_TRUNCATED_MESSAGE;
-    if ((s = get_vspace(inv, a)))
+    if ((s = decode_map(inv, a, 3)))
         return s;
-    a->vaddr = inv_mr(inv, 0);
     a->rights = inv_mr(inv, 1) & c->rights;
     a->attrs = inv_mr(inv, 2);
-    if (c->flags & CAPF_MAPPED)
-        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     if (!IS_ALIGNED(a->vaddr, c->size_bits))
         return inv_error(inv, E_ALIGNMENT, 0, 0);
     if (a->vaddr >= USER_TOP || USER_TOP - a->vaddr < BIT(c->size_bits))
@@ -262,13 +272,8 @@ static enum status decode_page_table_map(struct invocation *inv, struct map_args
 {
     enum status s;
 
-    if (inv->length < 1)
-        return E_TRUNCATED_MESSAGE;
-    if ((s = get_vspace(inv, a)))
+    if ((s = decode_map(inv, a, 1)))
         return s;
-    a->vaddr = inv_mr(inv, 0);
-    if (a->cap->flags & CAPF_MAPPED)
-        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     if (a->vaddr >= USER_TOP)
         return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
     a->level = arch_pt_missing_level(a->root, a->vaddr, false);
