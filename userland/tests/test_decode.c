@@ -124,3 +124,39 @@ TEST(decode_delete_too_deep_changes_nothing)
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, n[0], ROOT_DEPTH));
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, probe, ROOT_DEPTH));
 }
+
+/*
+ * ---- A cap that becomes the last one during a deletion: the container holds two caps to one
+ * CNode, so the decoder's scan (which sees both as copies) does not count the levels behind it.
+ * The deletion stops when it meets them, keeping what it did, and the restarted call's decoder
+ * refuses with E_REVOKE_FIRST.
+ */
+
+#define CHAIN_LEVELS 8  /* c[0] .. c[7]: c[i] slot 1 holds the only cap to c[i+1] */
+
+TEST(decode_delete_final_midway)
+{
+    cptr_t outer = obj_new(OBJ_CNODE, 1), c[CHAIN_LEVELS], ep = ep_new(), probe = slot_alloc();
+
+    CHECK(outer && ep && probe);
+    for (int i = 0; i < CHAIN_LEVELS; i++) {
+        c[i] = obj_new(OBJ_CNODE, 1);
+        CHECK(c[i]);
+    }
+    CHECK_OK(cnode_copy(c[CHAIN_LEVELS - 1], 0, 1, ROOT_SLOT_CNODE, ep, ROOT_DEPTH, RIGHTS_ALL));
+    for (int i = CHAIN_LEVELS - 2; i >= 0; i--)
+        CHECK_OK(cnode_move(c[i], 1, 1, ROOT_SLOT_CNODE, c[i + 1], ROOT_DEPTH));
+    /* outer slots 0 and 1: the two caps to c[0], the only ones. */
+    CHECK_OK(cnode_copy(outer, 0, 1, ROOT_SLOT_CNODE, c[0], ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_move(outer, 1, 1, ROOT_SLOT_CNODE, c[0], ROOT_DEPTH));
+
+    CHECK_ST(cnode_delete(ROOT_SLOT_CNODE, outer, ROOT_DEPTH), E_REVOKE_FIRST);
+    /* The first copy went before the deletion stopped; the second, now the last cap, stays. */
+    CHECK_ST(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, outer, 0, 1, RIGHTS_ALL), E_FAILED_LOOKUP);
+    CHECK_OK(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, outer, 1, 1, RIGHTS_ALL));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, probe, ROOT_DEPTH));
+
+    /* Without the innermost level (outer slot 1, then slot 1 of c[0] .. c[6]) it goes. */
+    CHECK_OK(cnode_delete(outer, (1ul << CHAIN_LEVELS) - 1, CHAIN_LEVELS));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, outer, ROOT_DEPTH));
+}
