@@ -32,7 +32,6 @@ static word_t next_slot = ROOT_SLOT_FIRST_FREE_FIXED;
 static int boot_done;                   /* secondaries wait for the root task */
 static struct bootinfo *root_bootinfo;
 struct tcb *root_thread;
-static const char *const lock_names[] = { "none", "bkl", "fine", "rtm" };
 
 static bool streq(const char *a, const char *b)
 {
@@ -340,10 +339,7 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
     bi->empty.end = BIT(ROOT_CNODE_BITS);
     bi->cycle_hz = arch_cycle_hz();
     bi->timer_irq = arch_user_timer_irq();
-    for (unsigned i = 0; i < ARRAY_SIZE(lock_names); i++) {
-        if (streq(lock_variant_name, lock_names[i]))
-            bi->lock_variant = i;
-    }
+    bi->lock_variant = LOCK_VARIANT;
     bi->rtm_active = lock_rtm_active();
     strlcpy(bi->arch, ARCH_NAME, sizeof(bi->arch));
     strlcpy(bi->lock, lock_variant_name, sizeof(bi->lock));
@@ -355,7 +351,7 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
 bool multicore_allowed(void)
 {
     /* LOCK=none gives no mutual exclusion: only with UNSAFE=1 may several cores enter. */
-    return !streq(lock_variant_name, "none") || UNSAFE;
+    return LOCK_VARIANT != LOCK_NONE || UNSAFE;
 }
 
 static void print_boot_record(const struct arch_boot_info *info)
@@ -442,7 +438,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
     check_panic_path();
 
     root->state = TS_RUNNING;
-    sched_enqueue(root);
+    sched_enqueue(root, QUEUE_BACK);
     /* Release: the secondaries see the whole boot state once they see this. */
     __atomic_store_n(&boot_done, 1, __ATOMIC_RELEASE);
     start_scheduling();

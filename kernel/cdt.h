@@ -1,5 +1,9 @@
 /*
  * The capability derivation tree as a preorder list with depths (cap.h).
+ *
+ * Caller holds the write side (LOCK=fine) or the big lock for every
+ * function here: the list links the slots of every object.  (Reply caps
+ * linked to their masters outside the list are kernel/reply.c's.)
  */
 #ifndef KERNEL_CDT_H
 #define KERNEL_CDT_H

@@ -11,6 +11,7 @@
 #include "cdt.h"
 #include "delete.h"
 #include "invocation.h"
+#include "preemption.h"
 #include "printf.h"
 
 void cte_insert_child(struct cte *parent, struct cte *dest, struct cap cap)
@@ -134,124 +135,173 @@ static enum status extra_cnode(struct invocation *inv, unsigned i, const struct 
     return E_OK;
 }
 
-static enum status decode_copy(struct invocation *inv, struct cte *dest, bool mint)
-{
-    const struct cap *src_root;
-    struct cte *src;
-    struct cap c;
-    enum status s;
+/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
 
-    if (inv->length < (mint ? 6u : 5u))
-        return E_TRUNCATED_MESSAGE;
-    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &src)))
-        return s;
-    if (!cap_is_null(&dest->cap))
-        return E_DELETE_FIRST;
-    if ((s = derive_cap(inv, src, inv_mr(inv, 4), mint, mint ? inv_mr(inv, 5) : 0, &c)))
-        return s;
-    cte_insert_child(src, dest, c);
-    return E_OK;
+/* What a CNode invocation acts on, once decoded. */
+struct cnode_args {
+    struct cte *dest;
+    struct cte *src;            /* Copy, Mint, Move, Mutate, Rotate; the caller's reply slot for SaveCaller */
+    struct cte *pivot;          /* Rotate */
+    struct cap to_dest;         /* the cap dest receives */
+    struct cap to_pivot;        /* Rotate: the cap pivot receives */
+};
+
+static void invoke_copy(const struct cnode_args *a)
+{
+    cte_insert_child(a->src, a->dest, a->to_dest);
 }
 
-static enum status decode_move(struct invocation *inv, struct cte *dest, bool mutate)
+/* Move and Mutate: the cap moves with its place in the CDT; Mutate changes its badge or guard. */
+static void invoke_move(const struct cnode_args *a)
 {
-    const struct cap *src_root;
-    struct cte *src;
-    enum status s;
+    cte_move(a->src, a->dest);
+    a->dest->cap = a->to_dest;
+}
 
-    if (inv->length < (mutate ? 5u : 4u))
-        return E_TRUNCATED_MESSAGE;
-    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &src)))
-        return s;
-    if (cap_is_null(&src->cap))
-        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
-    if (!cap_is_null(&dest->cap))
-        return E_DELETE_FIRST;
-    if (src == dest)
-        return E_ILLEGAL_OPERATION;
-    if (mutate) {
-        struct cap c = src->cap;
-        if ((s = apply_badge(inv, &c, inv_mr(inv, 4))))
-            return s;
-        cte_move(src, dest);
-        dest->cap = c;
-        return E_OK;
+/* src -> pivot -> dest, as two moves (or a swap when dest is src). */
+static void invoke_rotate(const struct cnode_args *a)
+{
+    if (a->src == a->dest) {
+        cte_swap(a->pivot, a->src);
+    } else {
+        cte_move(a->pivot, a->dest);
+        cte_move(a->src, a->pivot);
     }
-    cte_move(src, dest);
+    a->dest->cap = a->to_dest;
+    a->pivot->cap = a->to_pivot;
+}
+
+static void invoke_save_caller(const struct cnode_args *a)
+{
+    if (!cap_is_null(&a->src->cap))
+        cte_move(a->src, a->dest);
+}
+
+/* The source slot of Copy, Mint, Move and Mutate: (MR2, MR3) in extra 0; `length` MRs in all. */
+static enum status decode_source(struct invocation *inv, struct cnode_args *a, unsigned length)
+{
+    const struct cap *src_root;
+    enum status s;
+
+    if (inv->length < length)
+        return E_TRUNCATED_MESSAGE;
+    if ((s = extra_cnode(inv, 0, &src_root)) || (s = get_slot(inv, src_root, 2, &a->src)))
+        return s;
     return E_OK;
 }
 
-static enum status decode_rotate(struct invocation *inv, struct cte *dest)
+static enum status decode_copy(struct invocation *inv, struct cnode_args *a, bool mint)
+{
+    enum status s;
+
+    if ((s = decode_source(inv, a, mint ? 6u : 5u)))
+        return s;
+    if (!cap_is_null(&a->dest->cap))
+        return E_DELETE_FIRST;
+    if ((s = derive_cap(inv, a->src, inv_mr(inv, 4), mint, mint ? inv_mr(inv, 5) : 0, &a->to_dest)))
+        return s;
+    invoke_copy(a);
+    return E_OK;
+}
+
+static enum status decode_move(struct invocation *inv, struct cnode_args *a, bool mutate)
+{
+    enum status s;
+
+    if ((s = decode_source(inv, a, mutate ? 5u : 4u)))
+        return s;
+    if (cap_is_null(&a->src->cap))
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
+    if (!cap_is_null(&a->dest->cap))
+        return E_DELETE_FIRST;
+    if (a->src == a->dest)
+        return E_ILLEGAL_OPERATION;
+    a->to_dest = a->src->cap;
+    if (mutate && (s = apply_badge(inv, &a->to_dest, inv_mr(inv, 4))))
+        return s;
+    invoke_move(a);
+    return E_OK;
+}
+
+static enum status decode_rotate(struct invocation *inv, struct cnode_args *a)
 {
     const struct cap *pivot_root, *src_root;
-    struct cte *pivot, *src;
     enum status s;
 
     if (inv->length < 8)
         return E_TRUNCATED_MESSAGE;
     if ((s = extra_cnode(inv, 0, &pivot_root)) || (s = extra_cnode(inv, 1, &src_root)) ||
-        (s = get_slot(inv, pivot_root, 2, &pivot)) || (s = get_slot(inv, src_root, 5, &src)))
+        (s = get_slot(inv, pivot_root, 2, &a->pivot)) || (s = get_slot(inv, src_root, 5, &a->src)))
         return s;
-    if (pivot == src || pivot == dest)
+    if (a->pivot == a->src || a->pivot == a->dest)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-    if (cap_is_null(&src->cap))
+    if (cap_is_null(&a->src->cap))
         return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 5);
-    if (cap_is_null(&pivot->cap))
+    if (cap_is_null(&a->pivot->cap))
         return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
-    if (src != dest && !cap_is_null(&dest->cap))
+    if (a->src != a->dest && !cap_is_null(&a->dest->cap))
         return E_DELETE_FIRST;
     /* The two caps as they will be, badged as by Mutate: a zero badge keeps a cap as it is. */
-    struct cap to_dest = pivot->cap, to_pivot = src->cap;
-    if ((s = apply_badge(inv, &to_dest, inv_mr(inv, 7))) ||
-        (s = apply_badge(inv, &to_pivot, inv_mr(inv, 4))))
+    a->to_dest = a->pivot->cap;
+    a->to_pivot = a->src->cap;
+    if ((s = apply_badge(inv, &a->to_dest, inv_mr(inv, 7))) ||
+        (s = apply_badge(inv, &a->to_pivot, inv_mr(inv, 4))))
         return s;
-    /* src -> pivot -> dest, as two moves (or a swap when dest is src). */
-    if (src == dest) {
-        cte_swap(pivot, src);
-    } else {
-        cte_move(pivot, dest);
-        cte_move(src, pivot);
-    }
-    dest->cap = to_dest;
-    pivot->cap = to_pivot;
+    invoke_rotate(a);
+    return E_OK;
+}
+
+/* Delete and Revoke: refused up front if the containers they would empty nest too deep. */
+static enum status decode_delete(struct cte *dest, bool revoke)
+{
+    struct delete_scan scan = { .watch = NULL, .nwatch = 0 };
+
+    (revoke ? revoke_scan : delete_scan)(dest, &scan);
+    if (scan.too_deep)
+        return E_REVOKE_FIRST;
+    if ((revoke ? cte_revoke(dest) : cte_delete(dest)) == PROGRESS_PREEMPTED)
+        return STATUS_PREEMPTED;
+    return E_OK;
+}
+
+static enum status decode_save_caller(struct invocation *inv, struct cnode_args *a)
+{
+    a->src = &inv->thread->slots[TCB_SLOT_CALLER];
+    if (!cap_is_null(&a->dest->cap))
+        return E_DELETE_FIRST;
+    invoke_save_caller(a);
     return E_OK;
 }
 
 enum status decode_cnode_invocation(struct invocation *inv)
 {
-    struct cte *dest;
+    struct cnode_args a = { .dest = NULL };
     enum status s;
 
     if (inv->label < CNODE_REVOKE || inv->label > CNODE_SAVE_CALLER)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     if (inv->length < 2)
         return E_TRUNCATED_MESSAGE;
-    if ((s = get_slot(inv, &inv->cap, 0, &dest)))
+    if ((s = get_slot(inv, &inv->cap, 0, &a.dest)))
         return s;
 
     switch (inv->label) {
     case CNODE_REVOKE:
-        return cte_revoke(dest);
+        return decode_delete(a.dest, true);
     case CNODE_DELETE:
-        return cte_delete(dest);
+        return decode_delete(a.dest, false);
     case CNODE_COPY:
-        return decode_copy(inv, dest, false);
+        return decode_copy(inv, &a, false);
     case CNODE_MINT:
-        return decode_copy(inv, dest, true);
+        return decode_copy(inv, &a, true);
     case CNODE_MOVE:
-        return decode_move(inv, dest, false);
+        return decode_move(inv, &a, false);
     case CNODE_MUTATE:
-        return decode_move(inv, dest, true);
+        return decode_move(inv, &a, true);
     case CNODE_ROTATE:
-        return decode_rotate(inv, dest);
-    case CNODE_SAVE_CALLER: {
-        struct cte *caller = &inv->thread->slots[TCB_SLOT_CALLER];
-        if (!cap_is_null(&dest->cap))
-            return E_DELETE_FIRST;
-        if (!cap_is_null(&caller->cap))
-            cte_move(caller, dest);
-        return E_OK;
-    }
+        return decode_rotate(inv, &a);
+    case CNODE_SAVE_CALLER:
+        return decode_save_caller(inv, &a);
     default:
         return E_ILLEGAL_OPERATION;
     }

@@ -23,6 +23,11 @@ struct lookup_result {
     unsigned bits_left;
 };
 
+/*
+ * Lookups: either side of the kernel lock (under LOCK=fine CNode contents
+ * change only under the write side).
+ */
+
 /* Resolve `depth` bits of cptr starting at the CNode cap `root`. */
 struct lookup_result cspace_resolve(const struct cap *root, cptr_t cptr, unsigned depth);
 
@@ -38,7 +43,7 @@ static inline struct cte *cnode_slots(const struct cap *c)
     return (struct cte *)c->obj;
 }
 
-/* kernel/cnode.c: slot operations used by other objects too. */
+/* kernel/cnode.c: slot operations used by other objects too.  Caller holds the write side. */
 void cte_insert_child(struct cte *parent, struct cte *dest, struct cap cap);
 void cte_insert_root(struct cte *dest, struct cap cap);
 void cte_move(struct cte *src, struct cte *dest);

@@ -4,11 +4,20 @@
  * Deleting the last capability to a CNode or TCB (a container) first
  * empties the container, deleting the caps it holds, which may themselves
  * be last caps of containers.  That recursion is bounded by
- * DELETE_MAX_DEPTH; deeper structures make the operation fail with
- * E_REVOKE_FIRST, leaving everything consistent, and the user deletes the
- * inner containers first.  Slots of containers being emptied further up
- * (a cycle: A holds the last cap to B, which holds the last cap to A) are
+ * DELETE_MAX_DEPTH.  Slots of containers being emptied further up (a
+ * cycle: A holds the last cap to B, which holds the last cap to A) are
  * skipped; the level that owns them clears them before it returns.
+ *
+ * Decode, then invoke: a decoder first asks delete_scan() what the
+ * deletion would do, without changing anything: whether it nests deeper
+ * than the bound (the decoder returns E_REVOKE_FIRST and the user deletes
+ * the inner containers first) and whether it would clear a slot the
+ * decoder still needs.  The scan sees which caps are final now.  A cap
+ * that becomes final during the deletion (the container held another
+ * copy of it, deleted first) can still take the deletion past the bound;
+ * then it stops as if preempted, keeping what it did, and the restarted
+ * system call decodes again and meets the deeper structure in its scan.
+ * So cte_delete() and cte_revoke() never fail; they only finish or stop.
  *
  * Preemption points are only at the outermost level (between the
  * top-level container's slots, and between the children in a revoke),
@@ -40,7 +49,7 @@ struct delete_chain {
     unsigned n;
 };
 
-static enum status delete_slot(struct cte *slot, struct delete_chain *chain);
+static enum progress delete_slot(struct cte *slot, struct delete_chain *chain);
 
 static bool in_chain(const struct delete_chain *chain, const struct cte *slot)
 {
@@ -78,18 +87,30 @@ static struct cte *container_slots(const struct cap *c, word_t *n)
     return NULL;
 }
 
-/* Delete every cap in the container named by slot's cap (skipping chain slots). */
-static enum status empty_container(struct cte *slot, struct delete_chain *chain)
+/* Whether slot i of `container` is one emptying the container deletes. */
+static bool to_empty(const struct cap *container, const struct cte *slots, word_t i,
+                     const struct delete_chain *chain)
+{
+    return !cap_is_null(&slots[i].cap) && !in_chain(chain, &slots[i]) &&
+           !is_part_of_object(container, i);
+}
+
+/*
+ * Delete every cap in the container named by slot's cap (skipping chain
+ * slots).  Past DELETE_MAX_DEPTH it stops as preempted (the header comment
+ * says why that happens only after progress and ends in the decoder).
+ */
+static enum progress empty_container(struct cte *slot, struct delete_chain *chain)
 {
     word_t n;
     struct cte *slots = container_slots(&slot->cap, &n);
     bool outermost = chain->n == 0;
-    enum status s = E_OK;
+    enum progress p = PROGRESS_DONE;
 
     if (!slots)
-        return E_OK;
+        return PROGRESS_DONE;
     if (chain->n == DELETE_MAX_DEPTH)
-        return E_REVOKE_FIRST;
+        return PROGRESS_PREEMPTED;
     chain->slot[chain->n++] = slot;
     if (slot->cap.type == CAP_TCB) {
         /* The reply caps made from its master go; the master stays (is_part_of_object()). */
@@ -99,19 +120,18 @@ static enum status empty_container(struct cte *slot, struct delete_chain *chain)
             cte_delete_one(child);
     }
     for (word_t i = 0; i < n; i++) {
-        if (cap_is_null(&slots[i].cap) || in_chain(chain, &slots[i]) ||
-            is_part_of_object(&slot->cap, i))
+        if (!to_empty(&slot->cap, slots, i, chain))
             continue;
-        s = delete_slot(&slots[i], chain);
-        if (s)
+        p = delete_slot(&slots[i], chain);
+        if (p == PROGRESS_PREEMPTED)
             break;
         if (outermost && i + 1 < n && preemption_point()) {
-            s = STATUS_PREEMPTED;
+            p = PROGRESS_PREEMPTED;
             break;
         }
     }
     chain->n--;
-    return s;
+    return p;
 }
 
 /* Undo what one cap (not its object) holds: a frame's mapping. */
@@ -166,29 +186,27 @@ static void slot_clear(struct cte *slot)
     slot->cap = cap_null();
 }
 
-static enum status delete_slot(struct cte *slot, struct delete_chain *chain)
+static enum progress delete_slot(struct cte *slot, struct delete_chain *chain)
 {
     if (cap_is_null(&slot->cap))
-        return E_OK;
+        return PROGRESS_DONE;
     if (cdt_is_final(slot)) {
         if (slot->cap.type == CAP_TCB) {
             /* Stop it everywhere before taking its slots away. */
             tcb_finalise(slot->cap.obj);
         }
-        if (container_has_contents(&slot->cap)) {
-            enum status s = empty_container(slot, chain);
-            if (s)
-                return s;
-        }
+        if (container_has_contents(&slot->cap) &&
+            empty_container(slot, chain) == PROGRESS_PREEMPTED)
+            return PROGRESS_PREEMPTED;
         object_finalise(&slot->cap);
     }
     cap_cleanup(&slot->cap);
     untyped_hand_over_children(slot);
     slot_clear(slot);
-    return E_OK;
+    return PROGRESS_DONE;
 }
 
-enum status cte_delete(struct cte *slot)
+enum progress cte_delete(struct cte *slot)
 {
     struct delete_chain chain = { .n = 0 };
     return delete_slot(slot, &chain);
@@ -197,31 +215,69 @@ enum status cte_delete(struct cte *slot)
 void cte_delete_one(struct cte *slot)
 {
     struct delete_chain chain = { .n = DELETE_MAX_DEPTH - 1 };
-    enum status s;
+    enum progress p;
 
-    /* Callers pass caps that hold no container contents: no recursion, no failure. */
-    s = delete_slot(slot, &chain);
-    assert(s == E_OK);
-    (void)s;
+    /* Callers pass caps that hold no container contents: no recursion, no preemption point. */
+    p = delete_slot(slot, &chain);
+    assert(p == PROGRESS_DONE);
+    (void)p;
 }
 
-enum status cte_revoke(struct cte *slot)
+enum progress cte_revoke(struct cte *slot)
 {
     struct cte *child;
     bool had_children = cdt_has_children(slot);
 
     while ((child = cdt_first_child(slot)) != NULL) {
         struct delete_chain chain = { .n = 0 };
-        enum status s = delete_slot(child, &chain);
-        if (s)
-            return s;
+        if (delete_slot(child, &chain) == PROGRESS_PREEMPTED)
+            return PROGRESS_PREEMPTED;
         if (cdt_first_child(slot) && preemption_point())
-            return STATUS_PREEMPTED;
+            return PROGRESS_PREEMPTED;
     }
     if (slot->cap.type == CAP_UNTYPED && had_children) {
         /* Everything made from it is gone: it starts over (its memory is dirty). */
         slot->cap.free_index = 0;
         slot->cap.asid_gen = 0;
     }
-    return E_OK;
+    return PROGRESS_DONE;
+}
+
+/* ---- What a deletion would do, for decoders: the walk of delete_slot(), changing nothing. */
+
+static void scan_slot(const struct cte *slot, struct delete_chain *chain, struct delete_scan *scan)
+{
+    word_t n;
+    struct cte *slots;
+
+    if (cap_is_null(&slot->cap))
+        return;
+    for (unsigned i = 0; i < scan->nwatch; i++)
+        scan->clears_watched |= scan->watch[i] == slot;
+    if (!cdt_is_final(slot) || !container_has_contents(&slot->cap))
+        return;
+    if (chain->n == DELETE_MAX_DEPTH) {
+        scan->too_deep = true;
+        return;
+    }
+    slots = container_slots(&slot->cap, &n);
+    chain->slot[chain->n++] = (struct cte *)slot;
+    for (word_t i = 0; i < n && !scan->too_deep; i++) {
+        if (to_empty(&slot->cap, slots, i, chain))
+            scan_slot(&slots[i], chain, scan);
+    }
+    chain->n--;
+}
+
+void delete_scan(const struct cte *slot, struct delete_scan *scan)
+{
+    struct delete_chain chain = { .n = 0 };
+    scan_slot(slot, &chain, scan);
+}
+
+void revoke_scan(const struct cte *slot, struct delete_scan *scan)
+{
+    for (const struct cte *c = cdt_first_child(slot); c && c->cdt_depth > slot->cdt_depth && !scan->too_deep;
+         c = c->cdt_next)
+        delete_scan(c, scan);
 }

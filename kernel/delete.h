@@ -6,22 +6,44 @@
  * away from that core (request + IPI + acknowledgement) before the memory
  * can be reused.  Revoke deletes every descendant.  Both are long-running
  * and have preemption points (preemption.h): when an interrupt is pending they return
- * STATUS_PREEMPTED and the caller's system call restarts later, continuing
- * where it stopped (the work done so far is never undone).
+ * PROGRESS_PREEMPTED and the caller's system call restarts later, continuing
+ * where it stopped (the work done so far is never undone).  They cannot
+ * fail: decoders ask delete_scan() or revoke_scan() first and return any
+ * error before anything is deleted.
+ *
+ * Caller holds the kernel lock exclusively (the write side under
+ * LOCK=fine): deletion changes the CDT and may finalise any object.
  */
 #ifndef KERNEL_DELETE_H
 #define KERNEL_DELETE_H
 
 #include "cap.h"
-#include "invocation.h"
+#include "preemption.h"
 
 /* Delete the cap in slot (finalising its object if it is the last); may be preempted. */
-enum status cte_delete(struct cte *slot);
+enum progress cte_delete(struct cte *slot);
 
 /* Delete every descendant of slot; may be preempted. */
-enum status cte_revoke(struct cte *slot);
+enum progress cte_revoke(struct cte *slot);
 
 /* Delete a cap known not to be final, or whose object needs no finalisation (no preemption). */
 void cte_delete_one(struct cte *slot);
+
+/*
+ * What deleting a slot (or revoking its children) would do now, found
+ * without changing anything.  too_deep: containers to be emptied nest
+ * deeper than the deletion goes (the decoder returns E_REVOKE_FIRST).
+ * clears_watched: one of the nwatch slots in watch[] would be emptied.
+ * Both accumulate over several scans of the same struct.
+ */
+struct delete_scan {
+    const struct cte *const *watch;
+    unsigned nwatch;
+    bool too_deep;
+    bool clears_watched;
+};
+
+void delete_scan(const struct cte *slot, struct delete_scan *scan);
+void revoke_scan(const struct cte *slot, struct delete_scan *scan);
 
 #endif

@@ -20,10 +20,12 @@
 #include "cspace.h"
 #include "delete.h"
 #include "invocation.h"
+#include "ipc_locks.h"
 #include "notification.h"
 #include "printf.h"
 #include "reply.h"
 #include "sched.h"
+#include "tcb_queue.h"
 #include <arch.h>
 
 /* ---- Message registers. */
@@ -57,28 +59,19 @@ unsigned mr_capacity(struct ipc_buffer *buf)
 
 /* ---- Queues. */
 
+static struct tcb_queue_ends ep_queue(struct endpoint *ep)
+{
+    return (struct tcb_queue_ends){ &ep->head, &ep->tail };
+}
+
 void endpoint_append(struct endpoint *ep, struct tcb *t)
 {
-    t->ep_next = NULL;
-    t->ep_prev = ep->tail;
-    if (ep->tail)
-        ep->tail->ep_next = t;
-    else
-        ep->head = t;
-    ep->tail = t;
+    tcb_queue_insert(ep_queue(ep), t, LINKS_WAIT, QUEUE_BACK);
 }
 
 void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
 {
-    if (t->ep_prev)
-        t->ep_prev->ep_next = t->ep_next;
-    else
-        ep->head = t->ep_next;
-    if (t->ep_next)
-        t->ep_next->ep_prev = t->ep_prev;
-    else
-        ep->tail = t->ep_prev;
-    t->ep_next = t->ep_prev = NULL;
+    tcb_queue_remove(ep_queue(ep), t, LINKS_WAIT);
     t->blocked_on = NULL;
     if (!ep->head)
         ep->state = EP_IDLE;
@@ -211,33 +204,40 @@ static void complete_send(struct tcb *s, struct tcb *r)
     }
 }
 
-static void lock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
+/*
+ * Lock ep, `self` and the partner waiting in ep's queue as `partner_state`
+ * (or none): identify the partner without locks, lock the set, and start
+ * over if the queue changed meanwhile.  Returns the partner, NULL if none.
+ */
+static struct tcb *lock_with_partner(struct endpoint *ep, struct tcb *self,
+                                     enum endpoint_state partner_state, struct ipc_locks *locks)
 {
-    struct object_lock *locks[4] = {
-        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
-    };
-    object_locks_acquire(locks, 4);
+    for (;;) {
+        struct tcb *partner = endpoint_peek(ep, partner_state);
+        *locks = ipc_locks_of(&ep->lock, &self->lock, partner);
+        ipc_locks_acquire(locks);
+        if (endpoint_peek(ep, partner_state) == partner)
+            return partner;
+        ipc_locks_release(locks);
+    }
 }
 
-static void unlock_ipc(struct endpoint *ep, struct tcb *a, struct tcb *b)
+/* t blocks in ep's queue, which then holds waiters of `queue_state`.  Caller holds the set's locks. */
+static void block_in_queue(struct endpoint *ep, struct tcb *t, enum thread_state state,
+                           enum endpoint_state queue_state)
 {
-    struct object_lock *locks[4] = {
-        &ep->lock, &a->lock, b ? &b->lock : NULL, b ? &cores[b->affinity].sched_lock : NULL,
-    };
-    object_locks_release(locks, 4);
+    t->state = (uint8_t)state;
+    t->blocked_on = ep;
+    sched_dequeue(t);
+    endpoint_append(ep, t);
+    ep->state = queue_state;
 }
 
 static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t flags, bool blocking)
 {
-    struct tcb *r;
+    struct ipc_locks locks;
+    struct tcb *r = lock_with_partner(ep, s, EP_RECV, &locks);
 
-    for (;;) {
-        r = endpoint_peek(ep, EP_RECV);
-        lock_ipc(ep, s, r);
-        if (endpoint_peek(ep, EP_RECV) == r)
-            break;
-        unlock_ipc(ep, s, r);
-    }
     s->blocked_flags = flags;
     if (r) {
         endpoint_dequeue(ep, r);
@@ -246,17 +246,13 @@ static void do_send(struct tcb *s, struct endpoint *ep, word_t badge, uint8_t fl
         complete_send(s, r);
         sched_wake(r);
     } else if (blocking) {
-        s->state = TS_BLOCKED_SEND;
-        s->blocked_on = ep;
         s->blocked_badge = badge;
-        sched_dequeue(s);
-        endpoint_append(ep, s);
-        ep->state = EP_SEND;
+        block_in_queue(ep, s, TS_BLOCKED_SEND, EP_SEND);
     } else {
         s->blocked_flags = 0;
         arch_set_reg(&s->context, ABI_STATUS, E_OK);
     }
-    unlock_ipc(ep, s, r);
+    ipc_locks_release(&locks);
 }
 
 void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
@@ -273,20 +269,14 @@ void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge)
 bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap, bool blocking,
                       bool general_held)
 {
-    struct tcb *s;
+    struct ipc_locks locks;
+    struct tcb *s = lock_with_partner(ep, r, EP_SEND, &locks);
     (void)cap;
 
-    for (;;) {
-        s = endpoint_peek(ep, EP_SEND);
-        lock_ipc(ep, r, s);
-        if (endpoint_peek(ep, EP_SEND) == s)
-            break;
-        unlock_ipc(ep, r, s);
-    }
     /* The sender's caps would go into the CDT: general work (kernel/syscall.c upgrades). */
     if (s && !general_held && !(s->blocked_flags & IPCF_FAULT) &&
         msginfo_extra_caps(arch_get_reg(&s->context, ABI_MSGINFO)) != 0) {
-        unlock_ipc(ep, r, s);
+        ipc_locks_release(&locks);
         return false;
     }
     if (s) {
@@ -294,16 +284,12 @@ bool endpoint_receive(struct tcb *r, struct endpoint *ep, const struct cap *cap,
         transfer(s, r, s->blocked_badge, (s->blocked_flags & IPCF_GRANT) != 0, ep);
         complete_send(s, r);
     } else if (blocking) {
-        r->state = TS_BLOCKED_RECV;
-        r->blocked_on = ep;
-        sched_dequeue(r);
-        endpoint_append(ep, r);
-        ep->state = EP_RECV;
+        block_in_queue(ep, r, TS_BLOCKED_RECV, EP_RECV);
     } else {
         arch_set_reg(&r->context, ABI_STATUS, E_WOULD_BLOCK);
         arch_set_reg(&r->context, ABI_MSGINFO, 0);
     }
-    unlock_ipc(ep, r, s);
+    ipc_locks_release(&locks);
     return true;
 }
 

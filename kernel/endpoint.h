@@ -30,27 +30,34 @@ _Static_assert(sizeof(struct endpoint) <= (1u << ENDPOINT_BITS), "an endpoint fi
 
 struct invocation;
 
-/* System calls on an endpoint cap (kernel/endpoint.c). */
+/*
+ * System calls on an endpoint cap (kernel/endpoint.c).  Caller holds the
+ * kernel lock (the read side suffices under LOCK=fine) and no object lock;
+ * they take the endpoint's, both threads' and the partner's [q] locks
+ * themselves (kernel/ipc_locks.h).
+ */
 void endpoint_send(struct tcb *sender, struct endpoint *ep, const struct cap *cap,
                    bool blocking, bool is_call);
 /*
  * Receive on ep.  Returns false, having changed nothing, when a queued
  * sender's message carries caps and !general_held: the caller must take the
- * lock for general work (kernel_lock_upgrade()) and call again.
+ * lock for general work (kernel_lock_upgrade()) and call again.  Locks as
+ * endpoint_send().
  */
 bool endpoint_receive(struct tcb *receiver, struct endpoint *ep, const struct cap *cap, bool blocking,
                       bool general_held);
 
-/* Deliver a fault of `t` to the endpoint (as a blocking Call). */
+/* Deliver a fault of `t` to the endpoint (as a blocking Call).  Locks as endpoint_send(). */
 void endpoint_send_fault(struct tcb *t, struct endpoint *ep, word_t badge);
 
-/* Take a thread out of whatever IPC it is blocked in; it restarts its system call. */
+/* Take a thread out of whatever IPC it is blocked in; it restarts its system call.
+ * Caller holds the write side (LOCK=fine) or the big lock. */
 void ipc_cancel(struct tcb *t);
 
-/* The endpoint is being destroyed: every waiter restarts (and sees the cap gone). */
+/* The endpoint is being destroyed: every waiter restarts (and sees the cap gone).  Caller holds the write side. */
 void endpoint_cancel_all(struct endpoint *ep);
 
-/* Threads blocked sending with `badge` restart (badged caps revoked). */
+/* Threads blocked sending with `badge` restart (badged caps revoked).  Caller holds the write side. */
 void endpoint_cancel_badged(struct endpoint *ep, word_t badge);
 
 /* Remove t from ep's queue (caller holds [e] and [t]). */
@@ -72,7 +79,11 @@ static inline struct tcb *endpoint_peek(struct endpoint *ep, enum endpoint_state
     return __atomic_load_n(&ep->state, __ATOMIC_RELAXED) == state ? h : NULL;
 }
 
-/* Message transfer between two threads (kernel/endpoint.c): registers, buffer, caps, badge. */
+/*
+ * Message transfer between two threads (kernel/endpoint.c): registers,
+ * buffer, caps, badge.  Caller holds both threads' locks; the write side
+ * too when the message carries caps (they go into the CDT).
+ */
 void ipc_transfer(struct tcb *sender, struct tcb *receiver, word_t badge, bool grant);
 
 #endif

@@ -1,9 +1,25 @@
 /*
  * An object invocation being decoded: who calls, with what message, on
- * which capability.  decode_* functions read arguments through inv_mr()
- * and extra caps through inv->extra[], check everything, and return a
- * status; on E_OK they have run the matching invoke_*, which cannot fail,
- * and set the result registers with inv_result().
+ * which capability.
+ *
+ * Decode, then invoke (seL4's discipline).  A decode_* function reads the
+ * arguments through inv_mr() and the extra caps through inv->extra[],
+ * checks everything, and fills a small argument struct of its object
+ * (struct cnode_args, tcb_args, retype_args...).  It changes nothing, and
+ * it is the only place a user-visible error comes from (inv_error()).
+ * Once every check has passed it ends by calling the matching invoke_*
+ * with that struct; invoke_* changes state, sets result registers with
+ * inv_result(), and cannot fail.
+ *
+ * Preemptible operations (Delete, Revoke, Retype, and TCB calls that
+ * delete the caps they replace) have invoke_* steps that return enum
+ * progress (preemption.h): PROGRESS_PREEMPTED is not an error.  The
+ * decoder turns it into STATUS_PREEMPTED, which kernel/syscall.c never
+ * shows the caller: it restarts the system call, whose decoder checks
+ * again against the state as the stopped step left it.
+ *
+ * Caller holds the kernel lock exclusively (the write side under
+ * LOCK=fine): object invocations are general work.
  */
 #ifndef KERNEL_INVOCATION_H
 #define KERNEL_INVOCATION_H
@@ -67,7 +83,7 @@ enum status decode_vspace_invocation(struct invocation *inv);
 /* The port's I/O port caps (arch/x86_64/ioport.c); ports without I/O ports never make one. */
 enum status arch_decode_io_port_invocation(struct invocation *inv);
 
-/* Special status from a decoder: the operation was preempted and restarts (not user-visible). */
+/* From a decoder whose invoke_* stopped with PROGRESS_PREEMPTED: restart the call (not user-visible). */
 #define STATUS_PREEMPTED ((enum status)E_COUNT)
 
 #endif

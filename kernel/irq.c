@@ -53,8 +53,32 @@ void irq_forget_notification(struct notification *n)
     }
 }
 
+/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+
+/* An IRQ invocation, once decoded. */
+struct irq_args {
+    unsigned irq;
+    struct cte *dest;               /* IRQControl Get: where the handler cap goes */
+    struct notification *ntfn;      /* SetNotification */
+    word_t badge;
+};
+
+static void invoke_irq_control_get(struct invocation *inv, const struct irq_args *a)
+{
+    struct cap c = cap_null();
+
+    c.type = CAP_IRQ_HANDLER;
+    c.irq = a->irq;
+    c.rights = RIGHTS_ALL;
+    irq_table[a->irq].state = IRQ_HANDLER_ISSUED;
+    irq_table[a->irq].ntfn = NULL;
+    cte_insert_child(inv->slot, a->dest, c);
+}
+
 enum status decode_irq_control_invocation(struct invocation *inv)
 {
+    struct irq_args a;
+
     if (inv->label != IRQ_CONTROL_GET)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     if (inv->length < 3 || inv->nextra < 1)
@@ -74,37 +98,44 @@ enum status decode_irq_control_invocation(struct invocation *inv)
         return inv_error(inv, E_FAILED_LOOKUP, r.failure, 1);
     if (!cap_is_null(&r.slot->cap))
         return E_DELETE_FIRST;
-    struct cap c = cap_null();
-    c.type = CAP_IRQ_HANDLER;
-    c.irq = irq;
-    c.rights = RIGHTS_ALL;
-    irq_table[irq].state = IRQ_HANDLER_ISSUED;
-    irq_table[irq].ntfn = NULL;
-    cte_insert_child(inv->slot, r.slot, c);
+    a.irq = (unsigned)irq;
+    a.dest = r.slot;
+    invoke_irq_control_get(inv, &a);
+    return E_OK;
+}
+
+static void invoke_irq_set_notification(const struct irq_args *a)
+{
+    irq_table[a->irq].ntfn = a->ntfn;
+    irq_table[a->irq].badge = a->badge;
+    core_defer_irq(a->irq, IRQ_OP_UNMASK);
+}
+
+static enum status decode_irq_set_notification(struct invocation *inv, struct irq_args *a)
+{
+    if (inv->nextra < 1)
+        return E_TRUNCATED_MESSAGE;
+    const struct cap *n = &inv->extra[0]->cap;
+    if (n->type != CAP_NOTIFICATION || !(n->rights & RIGHT_WRITE))
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    a->ntfn = n->obj;
+    a->badge = n->badge;
+    invoke_irq_set_notification(a);
     return E_OK;
 }
 
 enum status decode_irq_handler_invocation(struct invocation *inv)
 {
-    unsigned irq = (unsigned)inv->cap.irq;
+    struct irq_args a = { .irq = (unsigned)inv->cap.irq };
 
     switch (inv->label) {
     case IRQ_HANDLER_ACK:
-        core_defer_irq(irq, IRQ_OP_UNMASK);
+        core_defer_irq(a.irq, IRQ_OP_UNMASK);
         return E_OK;
-    case IRQ_HANDLER_SET_NOTIFICATION: {
-        if (inv->nextra < 1)
-            return E_TRUNCATED_MESSAGE;
-        const struct cap *n = &inv->extra[0]->cap;
-        if (n->type != CAP_NOTIFICATION || !(n->rights & RIGHT_WRITE))
-            return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-        irq_table[irq].ntfn = n->obj;
-        irq_table[irq].badge = n->badge;
-        core_defer_irq(irq, IRQ_OP_UNMASK);
-        return E_OK;
-    }
+    case IRQ_HANDLER_SET_NOTIFICATION:
+        return decode_irq_set_notification(inv, &a);
     case IRQ_HANDLER_CLEAR:
-        irq_table[irq].ntfn = NULL;
+        irq_table[a.irq].ntfn = NULL;
         return E_OK;
     default:
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);

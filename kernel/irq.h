@@ -17,11 +17,11 @@ enum irq_state {
     IRQ_HANDLER_ISSUED,     /* a handler cap exists */
 };
 
-/* Handle a device IRQ on this core (under the kernel lock). */
+/* Handle a device IRQ on this core.  Caller holds the kernel lock (the read side suffices). */
 void irq_deliver(unsigned irq);
-/* The last handler cap for irq was deleted. */
+/* The last handler cap for irq was deleted.  Caller holds the write side. */
 void irq_handler_finalise(unsigned irq);
-/* A notification is being destroyed: no IRQ may signal it any more. */
+/* A notification is being destroyed: no IRQ may signal it any more.  Caller holds the write side. */
 struct notification;
 void irq_forget_notification(struct notification *n);
 

@@ -7,32 +7,20 @@
 #include "notification.h"
 #include "core.h"
 #include "endpoint.h"
+#include "ipc_locks.h"
 #include "printf.h"
 #include "sched.h"
+#include "tcb_queue.h"
 #include <arch.h>
 
-static void ntfn_append(struct notification *n, struct tcb *t)
+static struct tcb_queue_ends ntfn_queue(struct notification *n)
 {
-    t->ep_next = NULL;
-    t->ep_prev = n->tail;
-    if (n->tail)
-        n->tail->ep_next = t;
-    else
-        n->head = t;
-    n->tail = t;
+    return (struct tcb_queue_ends){ &n->head, &n->tail };
 }
 
 static void ntfn_remove(struct notification *n, struct tcb *t)
 {
-    if (t->ep_prev)
-        t->ep_prev->ep_next = t->ep_next;
-    else
-        n->head = t->ep_next;
-    if (t->ep_next)
-        t->ep_next->ep_prev = t->ep_prev;
-    else
-        n->tail = t->ep_prev;
-    t->ep_next = t->ep_prev = NULL;
+    tcb_queue_remove(ntfn_queue(n), t, LINKS_WAIT);
     t->blocked_on = NULL;
     if (!n->head)
         n->state = n->pending ? NTFN_ACTIVE : NTFN_IDLE;
@@ -44,24 +32,6 @@ static void deliver(struct tcb *t, word_t badge)
     arch_set_reg(&t->context, ABI_BADGE, badge);
     arch_set_reg(&t->context, ABI_MSGINFO, 0);
     arch_set_reg(&t->context, ABI_STATUS, E_OK);
-}
-
-/* Lock the notification, the thread, its ready queue and (if given) the endpoint it waits on. */
-static void lock_set(struct notification *n, struct tcb *t, struct endpoint *ep, bool acquire)
-{
-    struct object_lock *locks[4] = {
-        &n->lock, t ? &t->lock : NULL, t ? &cores[t->affinity].sched_lock : NULL,
-        ep ? &ep->lock : NULL,
-    };
-    if (acquire)
-        object_locks_acquire(locks, 4);
-    else
-        object_locks_release(locks, 4);
-}
-
-static void lock_pair(struct notification *n, struct tcb *t, bool acquire)
-{
-    lock_set(n, t, NULL, acquire);
 }
 
 /*
@@ -88,13 +58,16 @@ void notification_signal(struct notification *n, word_t badge)
 {
     struct tcb *t;
     struct endpoint *ep, *ep2;
+    struct ipc_locks locks;
 
+    /* The thread a signal completes, and the endpoint it leaves if it is a bound receiver. */
     for (;;) {
         t = signal_target(n, &ep);
-        lock_set(n, t, ep, true);
+        locks = ipc_locks_of(&n->lock, ep ? &ep->lock : NULL, t);
+        ipc_locks_acquire(&locks);
         if (signal_target(n, &ep2) == t && ep2 == ep)
             break;
-        lock_set(n, t, ep, false);
+        ipc_locks_release(&locks);
     }
     if (t && n->state == NTFN_WAITING) {
         ntfn_remove(n, t);
@@ -111,12 +84,14 @@ void notification_signal(struct notification *n, word_t badge)
         n->pending |= badge;
         n->state = NTFN_ACTIVE;
     }
-    lock_set(n, t, ep, false);
+    ipc_locks_release(&locks);
 }
 
 void notification_wait(struct tcb *t, struct notification *n, bool blocking)
 {
-    lock_pair(n, t, true);
+    struct ipc_locks locks = ipc_locks_of(&n->lock, NULL, t);
+
+    ipc_locks_acquire(&locks);
     if (n->state == NTFN_ACTIVE) {
         deliver(t, n->pending);
         n->pending = 0;
@@ -125,30 +100,32 @@ void notification_wait(struct tcb *t, struct notification *n, bool blocking)
         t->state = TS_BLOCKED_NOTIFICATION;
         t->blocked_on = n;
         sched_dequeue(t);
-        ntfn_append(n, t);
+        tcb_queue_insert(ntfn_queue(n), t, LINKS_WAIT, QUEUE_BACK);
         n->state = NTFN_WAITING;
     } else {
         deliver(t, 0);
         arch_set_reg(&t->context, ABI_STATUS, E_WOULD_BLOCK);
     }
-    lock_pair(n, t, false);
+    ipc_locks_release(&locks);
 }
 
 bool notification_poll_bound(struct tcb *t)
 {
     struct notification *n = t->bound_notification;
+    struct ipc_locks locks;
     bool got = false;
 
     if (!n)
         return false;
-    lock_pair(n, t, true);
+    locks = ipc_locks_of(&n->lock, NULL, t);
+    ipc_locks_acquire(&locks);
     if (n->state == NTFN_ACTIVE) {
         deliver(t, n->pending);
         n->pending = 0;
         n->state = NTFN_IDLE;
         got = true;
     }
-    lock_pair(n, t, false);
+    ipc_locks_release(&locks);
     return got;
 }
 

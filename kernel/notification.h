@@ -31,10 +31,18 @@ struct notification {
 
 _Static_assert(sizeof(struct notification) <= (1u << NOTIFICATION_BITS), "a notification fits its object size");
 
+/*
+ * Signal, Wait and the bound-notification poll.  Caller holds the kernel
+ * lock (the read side suffices under LOCK=fine) and no object lock; each
+ * takes the notification's, the thread's and its [q] locks, and for a
+ * bound receiver its endpoint's, itself (kernel/ipc_locks.h).
+ */
 void notification_signal(struct notification *n, word_t badge);
 void notification_wait(struct tcb *t, struct notification *n, bool blocking);
 /* A bound thread about to Recv on an endpoint takes a pending signal first. */
 bool notification_poll_bound(struct tcb *t);
+
+/* The rest change [w] fields, or any waiter: caller holds the write side (or the big lock). */
 void notification_cancel_wait(struct notification *n, struct tcb *t);
 void notification_cancel_all(struct notification *n);
 void notification_bind(struct notification *n, struct tcb *t);

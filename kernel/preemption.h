@@ -17,7 +17,19 @@
 
 #include "types.h"
 
-/* True when an interrupt is pending and the caller should stop and return STATUS_PREEMPTED. */
+/*
+ * What a preemptible invoke_* step returns.  PROGRESS_PREEMPTED is not a
+ * failure (invoke_* cannot fail): the work done so far is kept, nothing is
+ * reported to the caller, and the system call restarts, decodes again
+ * against the state as it now is, and continues.  seL4 treats its
+ * preemption exception the same way.
+ */
+enum progress {
+    PROGRESS_DONE,
+    PROGRESS_PREEMPTED,
+};
+
+/* True when an interrupt is pending and the caller should stop with PROGRESS_PREEMPTED. */
 bool preemption_point(void);
 
 /* The system call of this core's entry was preempted and will restart (counted). */

@@ -12,6 +12,7 @@
 #include "core.h"
 #include "endpoint.h"
 #include "invocation.h"
+#include "ipc_locks.h"
 #include "delete.h"
 #include "printf.h"
 #include "sched.h"
@@ -67,26 +68,25 @@ void reply_from(struct tcb *t)
 void reply_via(struct tcb *t, struct cte *slot)
 {
     struct tcb *caller;
+    struct ipc_locks locks;
 
     if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
         return;
     caller = slot->cap.obj;
-    {
-        struct object_lock *locks[3] = { &t->lock, &caller->lock, &cores[caller->affinity].sched_lock };
-        object_locks_acquire(locks, 3);
-        if (caller->state == TS_BLOCKED_REPLY) {
-            if (caller->blocked_flags & IPCF_FAULT) {
-                fault_reply(t, caller);
-            } else {
-                ipc_transfer(t, caller, 0, (slot->cap.rights & RIGHT_GRANT) != 0);
-                caller->blocked_flags = 0;
-                caller->state = TS_RUNNING;
-                sched_wake(caller);
-            }
+    locks = ipc_locks_of(&t->lock, NULL, caller);
+    ipc_locks_acquire(&locks);
+    if (caller->state == TS_BLOCKED_REPLY) {
+        if (caller->blocked_flags & IPCF_FAULT) {
+            fault_reply(t, caller);
+        } else {
+            ipc_transfer(t, caller, 0, (slot->cap.rights & RIGHT_GRANT) != 0);
+            caller->blocked_flags = 0;
+            caller->state = TS_RUNNING;
+            sched_wake(caller);
         }
-        reply_clear(slot);
-        object_locks_release(locks, 3);
     }
+    reply_clear(slot);
+    ipc_locks_release(&locks);
 }
 
 void reply_cancel(struct tcb *caller)

@@ -10,20 +10,25 @@
 
 #include "tcb.h"
 
-/* The receiver now holds a reply cap to caller (replacing any previous one). */
+/* The receiver now holds a reply cap to caller (replacing any previous one).
+ * Caller holds both TCBs' locks. */
 void reply_setup(struct tcb *caller, struct tcb *receiver, bool grant);
 
-/* SYS_REPLY: answer the caller named by t's caller slot, if any. */
+/* SYS_REPLY: answer the caller named by t's caller slot, if any.
+ * Caller holds the kernel lock and no object lock; takes the TCB locks. */
 void reply_from(struct tcb *t);
 
-/* Send on a reply cap saved in a CSpace slot (SaveCaller): the same as a Reply through it. */
+/* Send on a reply cap saved in a CSpace slot (SaveCaller): the same as a Reply through it.
+ * Caller holds the write side (the slot is in a CNode) and no object lock. */
 struct cte;
 void reply_via(struct tcb *t, struct cte *slot);
 
-/* A reply cap was used or replaced: empty its slot, unlinking it from its master. */
+/* A reply cap was used or replaced: empty its slot, unlinking it from its master.
+ * Caller holds the locks of the slot's TCB and of the master's, or the write side. */
 void reply_clear(struct cte *slot);
 
-/* The caller stops waiting (cancelled): the reply cap to it disappears. */
+/* The caller stops waiting (cancelled): the reply cap to it disappears.
+ * Caller holds the write side. */
 void reply_cancel(struct tcb *caller);
 
 #endif

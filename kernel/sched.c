@@ -40,41 +40,20 @@ static void notify_core(unsigned core)
         core_defer_ipi(core);
 }
 
-void sched_enqueue(struct tcb *t)
+static struct tcb_queue_ends ready_queue(struct tcb *t)
 {
-    struct core *c = &cores[t->affinity];
-    struct ready_queue *q = &c->ready[t->priority];
-
-    assert(tcb_runnable(t));
-    if (t->in_ready_queue)
-        return;
-    t->sched_next = NULL;
-    t->sched_prev = q->tail;
-    if (q->tail)
-        q->tail->sched_next = t;
-    else
-        q->head = t;
-    q->tail = t;
-    t->in_ready_queue = 1;
-    bitmap_set(c, t->priority);
-    notify_core(t->affinity);
+    struct ready_queue *q = &cores[t->affinity].ready[t->priority];
+    return (struct tcb_queue_ends){ &q->head, &q->tail };
 }
 
-void sched_enqueue_front(struct tcb *t)
+void sched_enqueue(struct tcb *t, enum queue_end end)
 {
     struct core *c = &cores[t->affinity];
-    struct ready_queue *q = &c->ready[t->priority];
 
     assert(tcb_runnable(t));
     if (t->in_ready_queue)
         return;
-    t->sched_prev = NULL;
-    t->sched_next = q->head;
-    if (q->head)
-        q->head->sched_prev = t;
-    else
-        q->tail = t;
-    q->head = t;
+    tcb_queue_insert(ready_queue(t), t, LINKS_READY, end);
     t->in_ready_queue = 1;
     bitmap_set(c, t->priority);
     notify_core(t->affinity);
@@ -87,25 +66,10 @@ void sched_dequeue(struct tcb *t)
 
     if (!t->in_ready_queue)
         return;
-    if (t->sched_prev)
-        t->sched_prev->sched_next = t->sched_next;
-    else
-        q->head = t->sched_next;
-    if (t->sched_next)
-        t->sched_next->sched_prev = t->sched_prev;
-    else
-        q->tail = t->sched_prev;
-    t->sched_next = t->sched_prev = NULL;
+    tcb_queue_remove(ready_queue(t), t, LINKS_READY);
     t->in_ready_queue = 0;
     if (q->head == NULL)
         bitmap_clear(c, t->priority);
-}
-
-void thread_set_state(struct tcb *t, enum thread_state s)
-{
-    t->state = (uint8_t)s;
-    if (!tcb_runnable(t))
-        sched_dequeue(t);
 }
 
 /*
@@ -123,9 +87,9 @@ void sched_wake(struct tcb *t)
     if (t == cur && t->affinity == arch_core_id())
         return;
     if (t->affinity == arch_core_id() && (!tcb_runnable(cur) || t->priority >= cur->priority))
-        sched_enqueue_front(t);
+        sched_enqueue(t, QUEUE_FRONT);
     else
-        sched_enqueue(t);
+        sched_enqueue(t, QUEUE_BACK);
 }
 
 void sched_yield_current(void)
@@ -139,7 +103,7 @@ void sched_yield_current(void)
         return;
     object_locks_acquire(&qlock, 1);
     cur->timeslice = TIMESLICE_TICKS;
-    sched_enqueue(cur);
+    sched_enqueue(cur, QUEUE_BACK);
     object_locks_release(&qlock, 1);
 }
 
@@ -181,7 +145,7 @@ void schedule(void)
         next = cur;
     } else {
         if (cur_ok)
-            sched_enqueue_front(cur);
+            sched_enqueue(cur, QUEUE_FRONT);
         h = sched_highest(me);
         if (h < 0) {
             next = c->idle;

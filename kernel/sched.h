@@ -8,31 +8,39 @@
 
 #include "core.h"
 #include "tcb.h"
+#include "tcb_queue.h"
 
-/* Put a runnable thread at the tail (or head) of its core's queue; IPI that core if remote. */
-void sched_enqueue(struct tcb *t);
-void sched_enqueue_front(struct tcb *t);
+/*
+ * Put a runnable thread at one end of its core's queue for its priority
+ * (QUEUE_FRONT: it runs next at that priority); IPI that core if remote.
+ * Caller holds [q] of t's core (cores[t->affinity].sched_lock) and t's lock.
+ */
+void sched_enqueue(struct tcb *t, enum queue_end end);
+/* Take t off its ready queue, if it is in one.  Caller holds [q] of t's core and t's lock. */
 void sched_dequeue(struct tcb *t);
 
-/* A thread became runnable (IPC, resume, signal). */
+/* A thread became runnable (IPC, resume, signal).  Caller holds t's lock and [q] of t's core. */
 void sched_wake(struct tcb *t);
 
-/* Pick the next thread on this core and make it current; defers its vspace load. */
+/*
+ * Pick the next thread on this core and make it current; defers its vspace
+ * load.  Caller holds the kernel lock and no object lock; takes this core's [q].
+ */
 void schedule(void);
 
-/* The current thread gave up the core (Yield, timeslice over): requeue it at the tail. */
+/*
+ * The current thread gave up the core (Yield, timeslice over): requeue it
+ * at the tail.  Caller holds the kernel lock and no object lock; takes [q].
+ */
 void sched_yield_current(void);
 
-/* The current thread stopped being runnable: schedule() will pick another. */
-void sched_current_blocked(void);
-
-/* Set the thread's state; takes it off its ready queue if it stops being runnable. */
-void thread_set_state(struct tcb *t, enum thread_state s);
-
-/* Timer tick on this core: account the timeslice. */
+/* Timer tick on this core: account the timeslice.  Locks as sched_yield_current(). */
 void sched_tick(void);
 
-/* Make sure t runs on no core but its own queue (for deletion, migration): IPI and wait. */
+/*
+ * Make sure t runs on no core but its own queue (for deletion, migration):
+ * IPI and wait.  Caller holds the write side (LOCK=fine) or the big lock.
+ */
 void sched_evict(struct tcb *t);
 
 /*

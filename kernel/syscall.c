@@ -26,6 +26,7 @@
 #include "endpoint.h"
 #include "fastpath.h"
 #include "invocation.h"
+#include "ipc_locks.h"
 #include "irq.h"
 #include "notification.h"
 #include "preemption.h"
@@ -388,10 +389,10 @@ void handle_fault(struct tcb *t, enum fault_type type, word_t w0, word_t w1, wor
             type < ARRAY_SIZE(fault_names) ? fault_names[type] : "unknown",
             (unsigned long)w0, (unsigned long)(type == FAULT_VM ? w1 : w2));
     /* Read side under LOCK=fine: another core may be taking t's lock or t's core's queues. */
-    struct object_lock *locks[2] = { &t->lock, &cores[t->affinity].sched_lock };
-    object_locks_acquire(locks, 2);
+    struct ipc_locks locks = ipc_locks_of(NULL, NULL, t);
+    ipc_locks_acquire(&locks);
     t->fault_type = FAULT_NONE;
     t->state = TS_INACTIVE;
     sched_dequeue(t);
-    object_locks_release(locks, 2);
+    ipc_locks_release(&locks);
 }

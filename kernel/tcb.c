@@ -75,7 +75,31 @@ void tcb_finalise(struct tcb *t)
         root_thread = NULL;
 }
 
-/* ---- Decoding helpers. */
+/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+
+/* What a TCB invocation does, once decoded (the fields its label uses). */
+struct tcb_args {
+    struct tcb *target;
+    word_t flags;                   /* Read/Write/CopyRegisters: MR0 (suspend or resume bits) */
+    word_t count;                   /* registers read or written */
+    word_t regs[ARCH_USER_REGS];    /* WriteRegisters: the new values */
+    struct tcb *source;             /* CopyRegisters */
+    word_t value;                   /* SetPriority, SetAffinity; SetSpace: the fault endpoint */
+    struct notification *ntfn;      /* BindNotification */
+    char name[TCB_NAME_MAX];        /* SetName */
+};
+
+/* SetSpace, Configure, SetIPCBuffer: each TCB slot replaced by a child of a source slot. */
+struct tcb_space_args {
+    struct tcb *target;
+    struct cte *invoked;            /* the slot of the TCB cap invoked */
+    bool set_space;                 /* fault endpoint, CSpace and VSpace */
+    bool set_buffer;                /* IPC buffer */
+    word_t fault_endpoint;
+    word_t buffer_vaddr;
+    struct cte *src[TCB_SLOT_IPC_BUFFER + 1];   /* by enum tcb_slot */
+    struct cap cap[TCB_SLOT_IPC_BUFFER + 1];
+};
 
 static enum status check_cnode(struct invocation *inv, struct cte *slot, word_t data, struct cap *out,
                                unsigned idx)
@@ -109,29 +133,6 @@ static enum status check_ipc_buffer(struct invocation *inv, struct cte *slot, wo
 }
 
 /*
- * Replace the cap in one of t's slots by a child of src carrying `c`.
- * The old cap is deleted first; that may be its object's last cap and so
- * take long (STATUS_PREEMPTED: the call restarts and finds it gone).
- */
-static enum status replace_slot(struct tcb *t, enum tcb_slot which, struct cte *src, struct cap c)
-{
-    struct cte *dest = &t->slots[which];
-    enum status s = cte_delete(dest);
-    if (s)
-        return s;
-    if (src) {
-        if (c.type == CAP_FRAME) {
-            c.flags &= (uint8_t)~CAPF_MAPPED;
-            c.asid = 0;
-            c.asid_gen = 0;
-            c.mapped_vaddr = 0;
-        }
-        cte_insert_child(src, dest, c);
-    }
-    return E_OK;
-}
-
-/*
  * A thread another core is running has its live registers in that core:
  * take it off the core (it stays runnable, back in its queue) so the saved
  * context is current and changes to it take effect.
@@ -141,115 +142,201 @@ static void sync_registers(struct tcb *t)
     if (t->affinity != arch_core_id() && cores[t->affinity].current == t) {
         sched_evict(t);
         if (tcb_runnable(t))
-            sched_enqueue(t);
+            sched_enqueue(t, QUEUE_BACK);
     }
 }
 
-static enum status decode_read_registers(struct invocation *inv, struct tcb *t)
+static void invoke_read_registers(struct invocation *inv, const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
-    word_t count = inv_mr(inv, 1);
 
-    if (inv->length < 2)
-        return E_TRUNCATED_MESSAGE;
-    if (count > ARCH_USER_REGS || count > mr_capacity(inv->buffer))
-        return inv_error(inv, E_RANGE, 0, MIN((word_t)ARCH_USER_REGS, (word_t)mr_capacity(inv->buffer)));
-    if (t == inv->thread)
-        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-    if (inv_mr(inv, 0) & 1)
-        tcb_suspend(t);
+    if (a->flags & 1)
+        tcb_suspend(a->target);
     else
-        sync_registers(t);
-    arch_context_read_all(&t->context, regs);
-    for (word_t i = 0; i < count; i++)
+        sync_registers(a->target);
+    arch_context_read_all(&a->target->context, regs);
+    for (word_t i = 0; i < a->count; i++)
         inv_result(inv, (unsigned)i, regs[i]);
-    return E_OK;
 }
 
-static enum status decode_write_registers(struct invocation *inv, struct tcb *t)
+static enum status decode_read_registers(struct invocation *inv, struct tcb_args *a)
 {
-    word_t regs[ARCH_USER_REGS];
-    word_t count = inv_mr(inv, 1);
-
+    a->flags = inv_mr(inv, 0);
+    a->count = inv_mr(inv, 1);
     if (inv->length < 2)
         return E_TRUNCATED_MESSAGE;
-    if (count > ARCH_USER_REGS)
-        return inv_error(inv, E_RANGE, 0, ARCH_USER_REGS);
-    if (inv->length < 2 + count)
-        return E_TRUNCATED_MESSAGE;
-    if (t == inv->thread)
+    if (a->count > ARCH_USER_REGS || a->count > mr_capacity(inv->buffer))
+        return inv_error(inv, E_RANGE, 0, MIN((word_t)ARCH_USER_REGS, (word_t)mr_capacity(inv->buffer)));
+    if (a->target == inv->thread)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-    sync_registers(t);
-    arch_context_read_all(&t->context, regs);
-    for (word_t i = 0; i < count; i++)
-        regs[i] = inv_mr(inv, (unsigned)(2 + i));
-    arch_context_write_all(&t->context, regs);
-    if (inv_mr(inv, 0) & 1)
-        tcb_resume(t);
+    invoke_read_registers(inv, a);
     return E_OK;
 }
 
-static enum status decode_copy_registers(struct invocation *inv, struct tcb *t)
+static void invoke_write_registers(const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
-    struct tcb *src;
 
+    sync_registers(a->target);
+    arch_context_read_all(&a->target->context, regs);
+    for (word_t i = 0; i < a->count; i++)
+        regs[i] = a->regs[i];
+    arch_context_write_all(&a->target->context, regs);
+    if (a->flags & 1)
+        tcb_resume(a->target);
+}
+
+static enum status decode_write_registers(struct invocation *inv, struct tcb_args *a)
+{
+    a->flags = inv_mr(inv, 0);
+    a->count = inv_mr(inv, 1);
+    if (inv->length < 2)
+        return E_TRUNCATED_MESSAGE;
+    if (a->count > ARCH_USER_REGS)
+        return inv_error(inv, E_RANGE, 0, ARCH_USER_REGS);
+    if (inv->length < 2 + a->count)
+        return E_TRUNCATED_MESSAGE;
+    if (a->target == inv->thread)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    for (word_t i = 0; i < a->count; i++)
+        a->regs[i] = inv_mr(inv, (unsigned)(2 + i));
+    invoke_write_registers(a);
+    return E_OK;
+}
+
+static void invoke_copy_registers(const struct tcb_args *a)
+{
+    word_t regs[ARCH_USER_REGS];
+
+    if (a->flags & 1)
+        tcb_suspend(a->source);
+    else
+        sync_registers(a->source);
+    sync_registers(a->target);
+    arch_context_read_all(&a->source->context, regs);
+    arch_context_write_all(&a->target->context, regs);
+    if (a->flags & 2)
+        tcb_resume(a->target);
+}
+
+static enum status decode_copy_registers(struct invocation *inv, struct tcb_args *a)
+{
     if (inv->length < 1 || inv->nextra < 1)
         return E_TRUNCATED_MESSAGE;
     if (inv->extra[0]->cap.type != CAP_TCB)
         return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    src = inv->extra[0]->cap.obj;
-    if (t == inv->thread || src == inv->thread)
+    a->flags = inv_mr(inv, 0);
+    a->source = inv->extra[0]->cap.obj;
+    if (a->target == inv->thread || a->source == inv->thread)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-    if (inv_mr(inv, 0) & 1)
-        tcb_suspend(src);
-    else
-        sync_registers(src);
-    sync_registers(t);
-    arch_context_read_all(&src->context, regs);
-    arch_context_write_all(&t->context, regs);
-    if (inv_mr(inv, 0) & 2)
-        tcb_resume(t);
+    invoke_copy_registers(a);
+    return E_OK;
+}
+
+/*
+ * Replace the target's slots: delete the old caps (each may be its
+ * object's last and take long: preempted, the call restarts, decodes
+ * again and finds them gone), then insert children of the sources.  The
+ * decoder made sure the deletions empty none of the sources; should one
+ * still have gone (a cap that became final during the deletion,
+ * delete.h), stop as preempted and let the restarted decode report it.
+ */
+static enum progress invoke_set_space(const struct tcb_space_args *a)
+{
+    struct tcb *t = a->target;
+
+    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
+        if (a->src[i] && cte_delete(&t->slots[i]) == PROGRESS_PREEMPTED)
+            return PROGRESS_PREEMPTED;
+    }
+    if (a->invoked->cap.type != CAP_TCB || a->invoked->cap.obj != t)
+        return PROGRESS_PREEMPTED;
+    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
+        if (a->src[i] && !cap_same_object(&a->src[i]->cap, &a->cap[i]))
+            return PROGRESS_PREEMPTED;
+    }
+    if (a->set_space) {
+        sync_registers(t);
+        t->fault_endpoint = a->fault_endpoint;
+    }
+    if (a->set_buffer)
+        t->ipc_buffer_vaddr = a->buffer_vaddr;
+    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
+        if (a->src[i])
+            cte_insert_child(a->src[i], &t->slots[i], a->cap[i]);
+    }
+    return PROGRESS_DONE;
+}
+
+/*
+ * The checks SetSpace, Configure and SetIPCBuffer share once their caps
+ * are decoded: the old caps can be deleted (not nested too deep), and
+ * deleting them leaves the invoked TCB cap (so the thread survives) and
+ * every source cap in place: they may all live in a CNode whose last cap
+ * is the one being replaced, typically a thread replacing its own CSpace.
+ */
+static enum status decode_space_deletions(struct invocation *inv, struct tcb_space_args *a)
+{
+    const struct cte *watched[TCB_SLOT_IPC_BUFFER + 2];
+    struct delete_scan scan = { .watch = watched, .nwatch = 0 };
+
+    a->invoked = inv->slot;
+    watched[scan.nwatch++] = inv->slot;
+    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
+        if (a->src[i])
+            watched[scan.nwatch++] = a->src[i];
+    }
+    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
+        if (a->src[i])
+            delete_scan(&a->target->slots[i], &scan);
+    }
+    if (scan.too_deep)
+        return E_REVOKE_FIRST;
+    if (scan.clears_watched)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    /* A frame becomes the IPC buffer unmapped (the thread reaches it through its own mapping). */
+    if (a->set_buffer) {
+        struct cap *c = &a->cap[TCB_SLOT_IPC_BUFFER];
+        c->flags &= (uint8_t)~CAPF_MAPPED;
+        c->asid = 0;
+        c->asid_gen = 0;
+        c->mapped_vaddr = 0;
+    }
+    if (invoke_set_space(a) == PROGRESS_PREEMPTED)
+        return STATUS_PREEMPTED;
     return E_OK;
 }
 
 /* SetSpace and Configure: MR0 fault endpoint, MR1 CSpace guard data; extra 0 CNode, 1 VSpace. */
-static enum status decode_set_space(struct invocation *inv, struct tcb *t, bool with_buffer)
+static enum status decode_set_space(struct invocation *inv, struct tcb_space_args *a, bool with_buffer)
 {
-    struct cap cspace, vspace;
     enum status s;
     unsigned need = with_buffer ? 3 : 2;
 
     if (inv->length < need || inv->nextra < 2 || (with_buffer && inv->nextra < 3))
         return E_TRUNCATED_MESSAGE;
-    if ((s = check_cnode(inv, inv->extra[0], inv_mr(inv, 1), &cspace, 0)))
+    if ((s = check_cnode(inv, inv->extra[0], inv_mr(inv, 1), &a->cap[TCB_SLOT_CSPACE], 0)))
         return s;
-    vspace = inv->extra[1]->cap;
-    if (vspace.type != CAP_VSPACE || vspace.asid == 0)
+    a->cap[TCB_SLOT_VSPACE] = inv->extra[1]->cap;
+    if (a->cap[TCB_SLOT_VSPACE].type != CAP_VSPACE || a->cap[TCB_SLOT_VSPACE].asid == 0)
         return inv_error(inv, E_INVALID_CAPABILITY, 1, 0);
     if (with_buffer && (s = check_ipc_buffer(inv, inv->extra[2], inv_mr(inv, 2), 2, 2)))
         return s;
-    /* Deleting old caps may be preempted; nothing else has changed yet. */
-    if ((s = cte_delete(&t->slots[TCB_SLOT_CSPACE])) || (s = cte_delete(&t->slots[TCB_SLOT_VSPACE])))
-        return s;
-    if (with_buffer && (s = cte_delete(&t->slots[TCB_SLOT_IPC_BUFFER])))
-        return s;
-    /* The extra caps may have lived in the slots just emptied. */
-    if (cap_is_null(&inv->extra[0]->cap) || cap_is_null(&inv->extra[1]->cap) ||
-        (with_buffer && cap_is_null(&inv->extra[2]->cap)))
-        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    sync_registers(t);
-    t->fault_endpoint = inv_mr(inv, 0);
-    replace_slot(t, TCB_SLOT_CSPACE, inv->extra[0], cspace);
-    replace_slot(t, TCB_SLOT_VSPACE, inv->extra[1], vspace);
+    a->set_space = true;
+    a->fault_endpoint = inv_mr(inv, 0);
+    a->src[TCB_SLOT_CSPACE] = inv->extra[0];
+    a->src[TCB_SLOT_VSPACE] = inv->extra[1];
     if (with_buffer) {
-        t->ipc_buffer_vaddr = inv_mr(inv, 2);
-        replace_slot(t, TCB_SLOT_IPC_BUFFER, inv->extra[2], inv->extra[2]->cap);
+        a->set_buffer = true;
+        a->buffer_vaddr = inv_mr(inv, 2);
+        a->src[TCB_SLOT_IPC_BUFFER] = inv->extra[2];
+        a->cap[TCB_SLOT_IPC_BUFFER] = inv->extra[2]->cap;
     }
-    return E_OK;
+    return decode_space_deletions(inv, a);
 }
 
-static enum status decode_set_ipc_buffer(struct invocation *inv, struct tcb *t)
+/* SetIPCBuffer: MR0 the buffer's address; extra 0 the frame. */
+static enum status decode_set_ipc_buffer(struct invocation *inv, struct tcb_space_args *a)
 {
     enum status s;
 
@@ -257,20 +344,34 @@ static enum status decode_set_ipc_buffer(struct invocation *inv, struct tcb *t)
         return E_TRUNCATED_MESSAGE;
     if ((s = check_ipc_buffer(inv, inv->extra[0], inv_mr(inv, 0), 0, 0)))
         return s;
-    if ((s = cte_delete(&t->slots[TCB_SLOT_IPC_BUFFER])))
-        return s;
-    if (cap_is_null(&inv->extra[0]->cap))
-        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    t->ipc_buffer_vaddr = inv_mr(inv, 0);
-    replace_slot(t, TCB_SLOT_IPC_BUFFER, inv->extra[0], inv->extra[0]->cap);
-    return E_OK;
+    a->set_buffer = true;
+    a->buffer_vaddr = inv_mr(inv, 0);
+    a->src[TCB_SLOT_IPC_BUFFER] = inv->extra[0];
+    a->cap[TCB_SLOT_IPC_BUFFER] = inv->extra[0]->cap;
+    return decode_space_deletions(inv, a);
 }
 
-static enum status decode_set_priority(struct invocation *inv, struct tcb *t)
+static void invoke_set_priority(const struct tcb_args *a)
 {
-    word_t prio = inv_mr(inv, 0);
+    struct tcb *t = a->target;
+    bool queued = t->in_ready_queue;
+
+    if (queued)
+        sched_dequeue(t);
+    t->priority = (uint8_t)a->value;
+    t->max_priority = (uint8_t)a->value;
+    if (queued)
+        sched_enqueue(t, QUEUE_BACK);
+    else if (tcb_runnable(t) && t->affinity != arch_core_id())
+        core_defer_ipi(t->affinity);
+}
+
+/* SetPriority: MR0 the priority, at most the authority's (extra 0, else the caller) maximum. */
+static enum status decode_set_priority(struct invocation *inv, struct tcb_args *a)
+{
     struct tcb *auth = inv->thread;
 
+    a->value = inv_mr(inv, 0);
     if (inv->length < 1)
         return E_TRUNCATED_MESSAGE;
     if (inv->nextra >= 1) {
@@ -278,60 +379,71 @@ static enum status decode_set_priority(struct invocation *inv, struct tcb *t)
             return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
         auth = inv->extra[0]->cap.obj;
     }
-    if (prio > auth->max_priority)
+    if (a->value > auth->max_priority)
         return inv_error(inv, E_RANGE, 0, auth->max_priority);
-    bool queued = t->in_ready_queue;
-    if (queued)
-        sched_dequeue(t);
-    t->priority = (uint8_t)prio;
-    t->max_priority = (uint8_t)prio;
-    if (queued)
-        sched_enqueue(t);
-    else if (tcb_runnable(t) && t->affinity != arch_core_id())
-        core_defer_ipi(t->affinity);
+    invoke_set_priority(a);
     return E_OK;
 }
 
 /* The only migration: the thread leaves its core (by IPI if it runs there) and joins the other. */
-static enum status decode_set_affinity(struct invocation *inv, struct tcb *t)
+static void invoke_set_affinity(const struct tcb_args *a)
 {
-    word_t core = inv_mr(inv, 0);
+    struct tcb *t = a->target;
 
-    if (inv->length < 1)
-        return E_TRUNCATED_MESSAGE;
-    if (core >= ncores_online)
-        return inv_error(inv, E_RANGE, 0, ncores_online - 1);
-    if (core == t->affinity)
-        return E_OK;
+    if (a->value == t->affinity)
+        return;
     sched_dequeue(t);
     sched_evict(t);
-    t->affinity = (unsigned)core;
+    t->affinity = (unsigned)a->value;
     t->timeslice = TIMESLICE_TICKS;
     if (tcb_runnable(t))
-        sched_enqueue(t);
+        sched_enqueue(t, QUEUE_BACK);
+}
+
+static enum status decode_set_affinity(struct invocation *inv, struct tcb_args *a)
+{
+    a->value = inv_mr(inv, 0);
+    if (inv->length < 1)
+        return E_TRUNCATED_MESSAGE;
+    if (a->value >= ncores_online)
+        return inv_error(inv, E_RANGE, 0, ncores_online - 1);
+    invoke_set_affinity(a);
     return E_OK;
 }
 
-static enum status decode_bind(struct invocation *inv, struct tcb *t)
+static enum status decode_resume(struct invocation *inv, struct tcb_args *a)
 {
-    struct notification *n;
+    if (a->target->slots[TCB_SLOT_CSPACE].cap.type != CAP_CNODE)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    tcb_resume(a->target);
+    return E_OK;
+}
 
+static enum status decode_bind(struct invocation *inv, struct tcb_args *a)
+{
     if (inv->nextra < 1)
         return E_TRUNCATED_MESSAGE;
     if (inv->extra[0]->cap.type != CAP_NOTIFICATION || !(inv->extra[0]->cap.rights & RIGHT_READ))
         return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    n = inv->extra[0]->cap.obj;
-    if (t->bound_notification || n->bound_tcb || n->state == NTFN_WAITING)
+    a->ntfn = inv->extra[0]->cap.obj;
+    if (a->target->bound_notification || a->ntfn->bound_tcb || a->ntfn->state == NTFN_WAITING)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-    notification_bind(n, t);
+    notification_bind(a->ntfn, a->target);
+    return E_OK;
+}
+
+static enum status decode_unbind(struct invocation *inv, struct tcb_args *a)
+{
+    if (!a->target->bound_notification)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    notification_unbind(a->target->bound_notification);
     return E_OK;
 }
 
 /* SetName: MR0 length, then the bytes packed little-endian into MR1.. */
-static enum status decode_set_name(struct invocation *inv, struct tcb *t)
+static enum status decode_set_name(struct invocation *inv, struct tcb_args *a)
 {
     word_t len = inv_mr(inv, 0);
-    char name[TCB_NAME_MAX];
 
     if (inv->length < 1)
         return E_TRUNCATED_MESSAGE;
@@ -341,51 +453,46 @@ static enum status decode_set_name(struct invocation *inv, struct tcb *t)
         return E_TRUNCATED_MESSAGE;
     for (word_t i = 0; i < len; i++) {
         word_t w = inv_mr(inv, (unsigned)(1 + i / sizeof(word_t)));
-        name[i] = (char)(w >> (8 * (i % sizeof(word_t))));
+        a->name[i] = (char)(w >> (8 * (i % sizeof(word_t))));
     }
-    name[len] = '\0';
-    tcb_set_name(t, name);
+    a->name[len] = '\0';
+    tcb_set_name(a->target, a->name);
     return E_OK;
 }
 
 enum status decode_tcb_invocation(struct invocation *inv)
 {
-    struct tcb *t = inv->cap.obj;
+    struct tcb_args a = { .target = inv->cap.obj };
+    struct tcb_space_args space = { .target = inv->cap.obj };
 
     switch (inv->label) {
     case TCB_READ_REGISTERS:
-        return decode_read_registers(inv, t);
+        return decode_read_registers(inv, &a);
     case TCB_WRITE_REGISTERS:
-        return decode_write_registers(inv, t);
+        return decode_write_registers(inv, &a);
     case TCB_COPY_REGISTERS:
-        return decode_copy_registers(inv, t);
+        return decode_copy_registers(inv, &a);
     case TCB_CONFIGURE:
-        return decode_set_space(inv, t, true);
+        return decode_set_space(inv, &space, true);
     case TCB_SET_SPACE:
-        return decode_set_space(inv, t, false);
+        return decode_set_space(inv, &space, false);
     case TCB_SET_IPC_BUFFER:
-        return decode_set_ipc_buffer(inv, t);
+        return decode_set_ipc_buffer(inv, &space);
     case TCB_SET_PRIORITY:
-        return decode_set_priority(inv, t);
+        return decode_set_priority(inv, &a);
     case TCB_SET_AFFINITY:
-        return decode_set_affinity(inv, t);
+        return decode_set_affinity(inv, &a);
     case TCB_SUSPEND:
-        tcb_suspend(t);
+        tcb_suspend(a.target);
         return E_OK;
     case TCB_RESUME:
-        if (t->slots[TCB_SLOT_CSPACE].cap.type != CAP_CNODE)
-            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-        tcb_resume(t);
-        return E_OK;
+        return decode_resume(inv, &a);
     case TCB_BIND_NOTIFICATION:
-        return decode_bind(inv, t);
+        return decode_bind(inv, &a);
     case TCB_UNBIND_NOTIFICATION:
-        if (!t->bound_notification)
-            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-        notification_unbind(t->bound_notification);
-        return E_OK;
+        return decode_unbind(inv, &a);
     case TCB_SET_NAME:
-        return decode_set_name(inv, t);
+        return decode_set_name(inv, &a);
     default:
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     }

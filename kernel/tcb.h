@@ -23,6 +23,7 @@
 #include "types.h"
 #include "cap.h"
 #include <abi/faults.h>
+#include <abi/invocation.h>
 #include <abi/ipc_buffer.h>
 #include <lock.h>
 
@@ -47,7 +48,6 @@ enum tcb_slot {
 };
 
 #define TCB_BITS        11  /* log2 bytes of a TCB object */
-#define TCB_NAME_MAX    32
 #define PRIORITY_COUNT  256
 #define TIMESLICE_TICKS 5   /* timer ticks per timeslice */
 
@@ -111,11 +111,16 @@ static inline bool tcb_runnable(const struct tcb *t)
 /*
  * The kernel mapping of a thread's IPC buffer, or NULL when it has none
  * (no frame cap in its slot, or the address does not fit the frame).  This
- * is the only way the kernel reads or writes user memory.
+ * is the only way the kernel reads or writes user memory.  Either side of
+ * the kernel lock: the slot and the address are [w].
  */
 struct ipc_buffer *tcb_ipc_buffer(struct tcb *t);
 
-/* kernel/tcb.c */
+/*
+ * kernel/tcb.c.  Caller holds the write side (LOCK=fine) or the big lock:
+ * these change [w] fields, and suspend, resume and finalise touch the
+ * ready queues of any core and may wait for another core to let go of t.
+ */
 void tcb_init(struct tcb *t);
 void tcb_set_name(struct tcb *t, const char *name);
 void tcb_suspend(struct tcb *t);

@@ -30,7 +30,6 @@
 #define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
 
 /* Sets of cores: one bit per core, NCPUS may exceed a word (the Makefile allows up to 99). */
-#define CORESET_WORDS ((NCPUS + WORD_BITS - 1) / WORD_BITS)
 typedef struct { word_t bits[(NCPUS + 8 * sizeof(word_t) - 1) / (8 * sizeof(word_t))]; } coreset_t;
 
 static inline void coreset_add(coreset_t *s, unsigned core)

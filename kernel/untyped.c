@@ -145,53 +145,129 @@ static unsigned asids_free(void)
     return n;
 }
 
+/* A Retype, once decoded: `count` objects of `type` at [start, end) of the untyped, caps into dest[]. */
+struct retype_args {
+    struct cte *untyped;
+    word_t type;
+    word_t user_bits;
+    word_t count;
+    unsigned obj_bits;
+    struct cte *dest;
+    bool reset;                     /* the untyped has no children: it starts over */
+    word_t used;                    /* bytes in use below the objects (0 when reset) */
+    word_t start;
+    word_t end;
+};
+
+/*
+ * Zero what is not known to be zero, with preemption points; the progress
+ * is kept in the cap, so a restarted Retype continues where it stopped.
+ */
+static enum progress clear_memory(const struct retype_args *a)
+{
+    struct cap *ut = &a->untyped->cap;
+
+    if (ut->flags & CAPF_DEVICE) {
+        if (a->reset)
+            ut->free_index = 0;
+        return PROGRESS_DONE;
+    }
+    if (a->reset && ut->free_index != 0) {
+        /* Memory below the old watermark was used: no longer known to be zero. */
+        if (ut->asid_gen > 0)
+            ut->asid_gen = 0;
+        ut->free_index = 0;
+    }
+    word_t clear = MAX(ut->asid_gen, a->used);
+    while (clear < a->end) {
+        word_t chunk_end = MIN(a->end, ALIGN_UP(clear + 1, CLEAR_CHUNK_BITS));
+        memset(arch_phys_to_virt(ut->paddr + clear), 0, chunk_end - clear);
+        clear = chunk_end;
+        ut->asid_gen = clear;
+        if (clear < a->end && preemption_point())
+            return PROGRESS_PREEMPTED;
+    }
+    return PROGRESS_DONE;
+}
+
+static enum progress invoke_retype(const struct retype_args *a)
+{
+    struct cap *ut = &a->untyped->cap;
+
+    if (clear_memory(a) == PROGRESS_PREEMPTED)
+        return PROGRESS_PREEMPTED;
+    for (word_t i = 0; i < a->count; i++) {
+        word_t paddr = ut->paddr + a->start + (i << a->obj_bits);
+        struct cap c = object_create((unsigned)a->type, paddr, (unsigned)a->user_bits,
+                                     (ut->flags & CAPF_DEVICE) != 0);
+        cte_insert_child(a->untyped, &a->dest[i], c);
+        if (a->type == OBJ_TCB)
+            tcb_install_master_reply(a->dest[i].cap.obj);
+    }
+    ut->free_index = a->end;
+    if (ut->asid_gen < a->end)
+        ut->asid_gen = a->end;
+    return PROGRESS_DONE;
+}
+
+/* The CNode the new caps go to: extra 0, or the CNode at (node index, node depth) within it. */
+static enum status decode_dest_cnode(struct invocation *inv, word_t node_index, word_t node_depth,
+                                     const struct cap **node)
+{
+    const struct cap *root = &inv->extra[0]->cap;
+
+    if (root->type != CAP_CNODE)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    if (node_depth == 0) {
+        *node = root;
+        return E_OK;
+    }
+    struct lookup_result r = cspace_lookup_slot(root, node_index, (unsigned)node_depth);
+    if (r.failure)
+        return inv_error(inv, E_FAILED_LOOKUP, r.failure, 2);
+    if (r.slot->cap.type != CAP_CNODE)
+        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    *node = &r.slot->cap;
+    return E_OK;
+}
+
 enum status decode_untyped_invocation(struct invocation *inv)
 {
     struct cap *ut = &inv->slot->cap;
+    struct retype_args a = { .untyped = inv->slot };
+    const struct cap *node;
+    enum status s;
 
     if (inv->label != UNTYPED_RETYPE)
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     if (inv->length < 6 || inv->nextra < 1)
         return E_TRUNCATED_MESSAGE;
 
-    word_t type = inv_mr(inv, 0), user_bits = inv_mr(inv, 1);
-    word_t node_index = inv_mr(inv, 2), node_depth = inv_mr(inv, 3);
-    word_t offset = inv_mr(inv, 4), count = inv_mr(inv, 5);
+    a.type = inv_mr(inv, 0);
+    a.user_bits = inv_mr(inv, 1);
+    a.count = inv_mr(inv, 5);
+    word_t node_index = inv_mr(inv, 2), node_depth = inv_mr(inv, 3), offset = inv_mr(inv, 4);
 
-    if (type >= OBJ_TYPE_COUNT)
+    if (a.type >= OBJ_TYPE_COUNT)
         return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
-    if (user_bits >= WORD_BITS)
+    if (a.user_bits >= WORD_BITS)
         return inv_error(inv, E_RANGE, 0, WORD_BITS - 1);
-    unsigned obj_bits = object_size_bits((unsigned)type, (unsigned)user_bits);
-    if (obj_bits == 0)
+    a.obj_bits = object_size_bits((unsigned)a.type, (unsigned)a.user_bits);
+    if (a.obj_bits == 0)
         return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
-    if (count < 1 || count > RETYPE_MAX_COUNT)
+    if (a.count < 1 || a.count > RETYPE_MAX_COUNT)
         return inv_error(inv, E_RANGE, 1, RETYPE_MAX_COUNT);
-    if ((ut->flags & CAPF_DEVICE) && type != OBJ_FRAME && type != OBJ_LARGE_FRAME &&
-        type != OBJ_UNTYPED)
+    if ((ut->flags & CAPF_DEVICE) && a.type != OBJ_FRAME && a.type != OBJ_LARGE_FRAME &&
+        a.type != OBJ_UNTYPED)
         return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
-
-    /* The destination CNode. */
-    const struct cap *root = &inv->extra[0]->cap;
-    const struct cap *node;
-    if (root->type != CAP_CNODE)
-        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    if (node_depth == 0) {
-        node = root;
-    } else {
-        struct lookup_result r = cspace_lookup_slot(root, node_index, (unsigned)node_depth);
-        if (r.failure)
-            return inv_error(inv, E_FAILED_LOOKUP, r.failure, 2);
-        if (r.slot->cap.type != CAP_CNODE)
-            return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-        node = &r.slot->cap;
-    }
+    if ((s = decode_dest_cnode(inv, node_index, node_depth, &node)))
+        return s;
     word_t slots = BIT(node->size_bits);
-    if (offset >= slots || count > slots - offset)
+    if (offset >= slots || a.count > slots - offset)
         return inv_error(inv, E_RANGE, 0, slots - 1);
-    struct cte *dest = cnode_slots(node) + offset;
-    for (word_t i = 0; i < count; i++) {
-        if (!cap_is_null(&dest[i].cap))
+    a.dest = cnode_slots(node) + offset;
+    for (word_t i = 0; i < a.count; i++) {
+        if (!cap_is_null(&a.dest[i].cap))
             return E_DELETE_FIRST;
     }
 
@@ -200,8 +276,8 @@ enum status decode_untyped_invocation(struct invocation *inv)
      * with children may not have an untyped copy of itself among them (two
      * caps would hand out the same memory).
      */
-    bool reset = !cdt_has_children(inv->slot);
-    if (!reset) {
+    a.reset = !cdt_has_children(inv->slot);
+    if (!a.reset) {
         for (struct cte *c = cdt_first_child(inv->slot); c && c->cdt_depth > inv->slot->cdt_depth;
              c = c->cdt_next) {
             if (c->cap.type == CAP_UNTYPED && c->cap.paddr == ut->paddr &&
@@ -210,49 +286,15 @@ enum status decode_untyped_invocation(struct invocation *inv)
         }
     }
     word_t size = BIT(ut->size_bits);
-    word_t used = reset ? 0 : ut->free_index;
-    word_t start = ALIGN_UP(ut->paddr + used, obj_bits) - ut->paddr;
-    if (obj_bits > ut->size_bits || start > size || ((size - start) >> obj_bits) < count)
-        return inv_error(inv, E_NOT_ENOUGH_MEMORY, start >= size ? 0 : size - start, 0);
-    if (type == OBJ_VSPACE && asids_free() < count)
+    a.used = a.reset ? 0 : ut->free_index;
+    a.start = ALIGN_UP(ut->paddr + a.used, a.obj_bits) - ut->paddr;
+    if (a.obj_bits > ut->size_bits || a.start > size || ((size - a.start) >> a.obj_bits) < a.count)
+        return inv_error(inv, E_NOT_ENOUGH_MEMORY, a.start >= size ? 0 : size - a.start, 0);
+    if (a.type == OBJ_VSPACE && asids_free() < a.count)
         return inv_error(inv, E_NOT_ENOUGH_MEMORY, 0, 0);
-    word_t end = start + (count << obj_bits);
-
-    /* Zero what is not known to be zero, with preemption points; progress is kept in the cap. */
-    if (!(ut->flags & CAPF_DEVICE)) {
-        if (reset && ut->free_index != 0) {
-            /* Memory below the old watermark was used: no longer known to be zero. */
-            if (ut->asid_gen > 0)
-                ut->asid_gen = 0;
-            ut->free_index = 0;
-        }
-        word_t clear = ut->asid_gen;
-        if (clear < used)
-            clear = used;
-        while (clear < end) {
-            word_t chunk_end = MIN(end, ALIGN_UP(clear + 1, CLEAR_CHUNK_BITS));
-            memset(arch_phys_to_virt(ut->paddr + clear), 0, chunk_end - clear);
-            clear = chunk_end;
-            ut->asid_gen = clear;
-            if (clear < end && preemption_point())
-                return STATUS_PREEMPTED;
-        }
-    } else if (reset) {
-        ut->free_index = 0;
-    }
-
-    /* Execute: cannot fail from here. */
-    for (word_t i = 0; i < count; i++) {
-        word_t paddr = ut->paddr + start + (i << obj_bits);
-        struct cap c = object_create((unsigned)type, paddr, (unsigned)user_bits,
-                                     (ut->flags & CAPF_DEVICE) != 0);
-        cte_insert_child(inv->slot, &dest[i], c);
-        if (type == OBJ_TCB)
-            tcb_install_master_reply(dest[i].cap.obj);
-    }
-    ut->free_index = end;
-    if (ut->asid_gen < end)
-        ut->asid_gen = end;
+    a.end = a.start + (a.count << a.obj_bits);
+    if (invoke_retype(&a) == PROGRESS_PREEMPTED)
+        return STATUS_PREEMPTED;
     return E_OK;
 }
 

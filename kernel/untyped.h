@@ -17,7 +17,7 @@ unsigned object_size_bits(unsigned type, unsigned user_bits);
 /* Make the object's memory into a fresh object and return its cap (boot and Retype). */
 struct cap object_create(unsigned type, word_t paddr, unsigned user_bits, bool device);
 
-/* Called before an untyped cap with children leaves the CDT (kernel/delete.c). */
+/* Called before an untyped cap with children leaves the CDT (kernel/delete.c).  Caller holds the write side. */
 void untyped_hand_over_children(struct cte *slot);
 
 #endif

@@ -154,107 +154,152 @@ void vspace_finalise(const struct cap *c)
     coreset_clear_all(&asid_table[asid].loaded);
 }
 
-static enum status get_vspace(struct invocation *inv, void **root, unsigned *asid)
+/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+
+/* A Frame or PageTable Map, once decoded. */
+struct map_args {
+    struct cap *cap;                /* the frame or page table (in the invoked slot) */
+    void *root;                     /* the VSpace */
+    unsigned asid;
+    word_t vaddr;
+    word_t rights;                  /* frames */
+    word_t attrs;                   /* frames */
+    unsigned level;                 /* page tables: the level it fills */
+};
+
+static enum status get_vspace(struct invocation *inv, struct map_args *a)
 {
     if (inv->nextra < 1)
         return E_TRUNCATED_MESSAGE;
     const struct cap *v = &inv->extra[0]->cap;
     if (v->type != CAP_VSPACE || v->asid == 0 || asid_table[v->asid].root != v->obj)
         return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
-    *root = v->obj;
-    *asid = v->asid;
+    a->root = v->obj;
+    a->asid = v->asid;
+    return E_OK;
+}
+
+/* The cap records where it is mapped, so that unmap and delete find the entry. */
+static void note_mapped(const struct map_args *a)
+{
+    a->cap->flags |= CAPF_MAPPED;
+    a->cap->asid = (uint16_t)a->asid;
+    a->cap->asid_gen = asid_table[a->asid].gen;
+    a->cap->mapped_vaddr = a->vaddr;
+}
+
+static void invoke_frame_map(const struct map_args *a)
+{
+    bool large = a->cap->size_bits != PAGE_BITS;
+
+    arch_frame_map(a->root, a->vaddr, a->cap->paddr, large, (unsigned)a->rights, (unsigned)a->attrs);
+    note_mapped(a);
+}
+
+/* What Frame Map and PageTable Map share: `length` MRs, MR0 vaddr, extra 0 the VSpace, not mapped yet. */
+static enum status decode_map(struct invocation *inv, struct map_args *a, unsigned length)
+{
+    enum status s;
+
+    if (inv->length < length)
+        return E_TRUNCATED_MESSAGE;
+    if ((s = get_vspace(inv, a)))
+        return s;
+    a->vaddr = inv_mr(inv, 0);
+    if (a->cap->flags & CAPF_MAPPED)
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
+    return E_OK;
+}
+
+/* Frame Map: MR0 vaddr, MR1 rights, MR2 attributes; extra 0 the VSpace. */
+static enum status decode_frame_map(struct invocation *inv, struct map_args *a)
+{
+    struct cap *c = a->cap;
+    bool large = c->size_bits != PAGE_BITS;
+    enum status s;
+
+    if ((s = decode_map(inv, a, 3)))
+        return s;
+    a->rights = inv_mr(inv, 1) & c->rights;
+    a->attrs = inv_mr(inv, 2);
+    if (!IS_ALIGNED(a->vaddr, c->size_bits))
+        return inv_error(inv, E_ALIGNMENT, 0, 0);
+    if (a->vaddr >= USER_TOP || USER_TOP - a->vaddr < BIT(c->size_bits))
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+    if (!(a->rights & RIGHT_READ))
+        return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
+    if (a->attrs & ~(word_t)(VM_UNCACHED | VM_EXECUTE_NEVER))
+        return inv_error(inv, E_INVALID_ARGUMENT, 2, 0);
+    unsigned missing = arch_pt_missing_level(a->root, a->vaddr, large);
+    if (missing)
+        return inv_error(inv, E_FAILED_LOOKUP, missing, 0);
+    if (!arch_frame_slot_free(a->root, a->vaddr, large))
+        return E_DELETE_FIRST;
+    if (c->flags & CAPF_DEVICE)
+        a->attrs |= VM_UNCACHED;
+    invoke_frame_map(a);
     return E_OK;
 }
 
 enum status decode_frame_invocation(struct invocation *inv)
 {
-    struct cap *c = &inv->slot->cap;
-    bool large = c->size_bits != PAGE_BITS;
+    struct map_args a = { .cap = &inv->slot->cap };
 
     switch (inv->label) {
-    case FRAME_MAP: {
-        void *root;
-        unsigned asid;
-        enum status s;
-        if (inv->length < 3)
-            return E_TRUNCATED_MESSAGE;
-        if ((s = get_vspace(inv, &root, &asid)))
-            return s;
-        word_t vaddr = inv_mr(inv, 0), rights = inv_mr(inv, 1) & c->rights, attrs = inv_mr(inv, 2);
-        if (c->flags & CAPF_MAPPED)
-            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-        if (!IS_ALIGNED(vaddr, c->size_bits))
-            return inv_error(inv, E_ALIGNMENT, 0, 0);
-        if (vaddr >= USER_TOP || USER_TOP - vaddr < BIT(c->size_bits))
-            return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
-        if (!(rights & RIGHT_READ))
-            return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
-        if (attrs & ~(word_t)(VM_UNCACHED | VM_EXECUTE_NEVER))
-            return inv_error(inv, E_INVALID_ARGUMENT, 2, 0);
-        unsigned missing = arch_pt_missing_level(root, vaddr, large);
-        if (missing)
-            return inv_error(inv, E_FAILED_LOOKUP, missing, 0);
-        if (!arch_frame_slot_free(root, vaddr, large))
-            return E_DELETE_FIRST;
-        if (c->flags & CAPF_DEVICE)
-            attrs |= VM_UNCACHED;
-        arch_frame_map(root, vaddr, c->paddr, large, (unsigned)rights, (unsigned)attrs);
-        c->flags |= CAPF_MAPPED;
-        c->asid = (uint16_t)asid;
-        c->asid_gen = asid_table[asid].gen;
-        c->mapped_vaddr = vaddr;
-        return E_OK;
-    }
+    case FRAME_MAP:
+        return decode_frame_map(inv, &a);
     case FRAME_UNMAP:
-        if (c->flags & CAPF_MAPPED)
-            frame_unmap(c);
+        if (a.cap->flags & CAPF_MAPPED)
+            frame_unmap(a.cap);
         return E_OK;
     case FRAME_GET_ADDRESS:
-        inv_result(inv, 0, c->paddr);
+        inv_result(inv, 0, a.cap->paddr);
         return E_OK;
     default:
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     }
+}
+
+static void invoke_page_table_map(const struct map_args *a)
+{
+    arch_pt_install(a->root, a->vaddr, a->level, arch_virt_to_phys(a->cap->obj));
+    note_mapped(a);
+    a->cap->level = (uint8_t)a->level;
+}
+
+/* PageTable Map: MR0 vaddr; extra 0 the VSpace. */
+static enum status decode_page_table_map(struct invocation *inv, struct map_args *a)
+{
+    enum status s;
+
+    if ((s = decode_map(inv, a, 1)))
+        return s;
+    if (a->vaddr >= USER_TOP)
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+    a->level = arch_pt_missing_level(a->root, a->vaddr, false);
+    if (a->level == 0)
+        return E_DELETE_FIRST;
+    invoke_page_table_map(a);
+    return E_OK;
 }
 
 enum status decode_page_table_invocation(struct invocation *inv)
 {
-    struct cap *c = &inv->slot->cap;
+    struct map_args a = { .cap = &inv->slot->cap };
 
     switch (inv->label) {
-    case PAGE_TABLE_MAP: {
-        void *root;
-        unsigned asid;
-        enum status s;
-        if (inv->length < 1)
-            return E_TRUNCATED_MESSAGE;
-        if ((s = get_vspace(inv, &root, &asid)))
-            return s;
-        word_t vaddr = inv_mr(inv, 0);
-        if (c->flags & CAPF_MAPPED)
-            return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
-        if (vaddr >= USER_TOP)
-            return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
-        unsigned level = arch_pt_missing_level(root, vaddr, false);
-        if (level == 0)
-            return E_DELETE_FIRST;
-        arch_pt_install(root, vaddr, level, arch_virt_to_phys(c->obj));
-        c->flags |= CAPF_MAPPED;
-        c->asid = (uint16_t)asid;
-        c->asid_gen = asid_table[asid].gen;
-        c->mapped_vaddr = vaddr;
-        c->level = (uint8_t)level;
-        return E_OK;
-    }
+    case PAGE_TABLE_MAP:
+        return decode_page_table_map(inv, &a);
     case PAGE_TABLE_UNMAP:
-        if (c->flags & CAPF_MAPPED)
-            page_table_unmap(c);
+        if (a.cap->flags & CAPF_MAPPED)
+            page_table_unmap(a.cap);
         return E_OK;
     default:
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     }
 }
 
+/* A VSpace has no invocations: its ASID comes with it from Retype and goes with its last cap. */
 enum status decode_vspace_invocation(struct invocation *inv)
 {
     return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);

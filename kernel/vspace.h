@@ -30,19 +30,22 @@ struct asid_entry {
 
 extern struct asid_entry asid_table[ASID_COUNT];
 
-/* Allocate an ASID for a new VSpace; 0 when the table is full. */
+/* Allocate an ASID for a new VSpace; 0 when the table is full.  Caller holds the write side. */
 unsigned asid_alloc(void *root);
 
-/* The root of the thread's address space, or NULL (its vspace slot holds no VSpace cap). */
+/* The root of the thread's address space, or NULL (its vspace slot holds no VSpace cap).
+ * Either side of the kernel lock: the slot is [w]. */
 void *tcb_vspace_root(struct tcb *t, unsigned *asid);
 
-/* Switch this core to the thread's address space (deferred) and note the core in the ASID's set. */
+/* Switch this core to the thread's address space (deferred) and note the core in the ASID's set.
+ * Caller holds the kernel lock (either side). */
 void vspace_switch_to(struct tcb *t);
 
-/* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores). */
+/* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores).
+ * Caller holds the write side (LOCK=fine) or the big lock. */
 void vspace_tlb_shootdown(unsigned asid, word_t vaddr, bool whole);
 
-/* Destroying objects. */
+/* Destroying objects.  Caller holds the write side. */
 void vspace_finalise(const struct cap *c);
 void frame_finalise(const struct cap *c);
 void page_table_finalise(const struct cap *c);

@@ -1,9 +1,10 @@
 /*
- * Variant `bkl`: one big kernel lock, a CLH queue lock (000 §3.2, 002
- * §3.1), taken after kernel entry whatever the entry does and released
- * before the deferred hardware work of kernel exit (docs/locking.md).
- * Object locks are empty: the big lock already serialises everything.
- * The per-entry acquire and release are inline in
+ * Variant `bkl`: one big kernel lock, a CLH queue lock ("An Evaluation of
+ * Coarse-Grained Locking for Multicore Microkernels" §3.2, "For a
+ * Microkernel, a Big Lock Is Fine" §3.1), taken after kernel entry whatever
+ * the entry does and released before the deferred hardware work of kernel
+ * exit (docs/locking.md). Object locks are empty: the big lock already
+ * serialises everything. The per-entry acquire and release are inline in
  * lock/variant/bkl/lock_config.h; this file holds the lock and the rest.
  */
 #include "lock.h"

@@ -3,15 +3,17 @@
  *
  * Algorithm: the "brlock" of Linux 2.4 (Ingo Molnar), later lglocks;
  * described by Corbet, "Big reader locks", LWN (cited as [Corbet] by the
- * paper, 000 §3.3).  Every core has a reader flag on its own cache line.
+ * paper, "An Evaluation of Coarse-Grained Locking for Multicore
+ * Microkernels" §3.3).  Every core has a reader flag on its own cache line.
  * A reader raises its own flag and checks that no writer has announced
  * itself; a writer queues on a ticket lock, announces itself in the writer
  * word, then waits until every reader flag is down.  A reader therefore
- * writes only its own line and reads the writer word, which stays shared
- * in every reader's cache while no writer comes: read acquisition never
- * moves a line between cores.  Writers pay O(ncores) line transfers, which
- * is acceptable because the `fine` kernel takes the write side only for
- * resource management, which is rare (000 §3.3).
+ * writes only its own line and reads the writer word, which stays shared in
+ * every reader's cache while no writer comes: read acquisition never moves
+ * a line between cores.  Writers pay O(ncores) line transfers, which is
+ * acceptable because the `fine` kernel takes the write side only for
+ * resource management, which is rare ("An Evaluation of Coarse-Grained
+ * Locking for Multicore Microkernels" §3.3).
  *
  * State (writer word W, reader flags R[c], writer ticket lock L):
  *   free             W = 0, all R = 0, L free

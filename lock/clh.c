@@ -5,8 +5,10 @@
  * from atomic swap", TR 93-02-02, Dept. of Computer Science and
  * Engineering, University of Washington, 1993; independently Magnusson,
  * Landin and Hagersten, "Queue locks on cache coherent multiprocessors",
- * IPPS 1994.  The paper this kernel follows (000 §3.2, 002 §3.1) uses it
- * for the big kernel lock because it is a scalable queue lock.
+ * IPPS 1994.  The paper this kernel follows ("An Evaluation of
+ * Coarse-Grained Locking for Multicore Microkernels" §3.2, "For a
+ * Microkernel, a Big Lock Is Fine" §3.1) uses it for the big kernel lock
+ * because it is a scalable queue lock.
  *
  * Each core enqueues a node whose `locked` word is 1 by swapping it into
  * the tail, then spins on its predecessor's node until that reads 0.  To
@@ -62,7 +64,6 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
         cores[i].pred = NULL;
     }
     lock->cores = cores;
-    lock->ncores = ncores;
     /* Relaxed: as above. */
     __atomic_store_n(&lock->tail, &cores[ncores].node, __ATOMIC_RELAXED);
 }

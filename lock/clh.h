@@ -30,7 +30,6 @@ struct clh_core {
 struct clh_lock {
     _Alignas(LOCK_CACHE_LINE) struct clh_node *tail;  /* the one word every acquirer writes */
     _Alignas(LOCK_CACHE_LINE) struct clh_core *cores; /* read-only after clh_init() */
-    unsigned ncores;
 };
 
 _Static_assert(sizeof(struct clh_node) == LOCK_CACHE_LINE, "a CLH node is one cache line");

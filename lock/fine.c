@@ -1,7 +1,9 @@
 /*
- * Variant `fine`: a big-reader lock plus per-object ticket locks (000 §3.3,
- * 002 §3.2).  The per-entry operations (read side, object locks) are
- * inline in lock/variant/fine/lock_config.h; this file has the rest.
+ * Variant `fine`: a big-reader lock plus per-object ticket locks ("An
+ * Evaluation of Coarse-Grained Locking for Multicore Microkernels" §3.3,
+ * "For a Microkernel, a Big Lock Is Fine" §3.2).  The per-entry operations
+ * (read side, object locks) are inline in lock/variant/fine/lock_config.h;
+ * this file has the rest.
  *
  * IPC, notification, fault and interrupt entries (ENTRY_IPC) take the read
  * side, so they run in parallel on all cores; they then lock the TCBs,

@@ -24,6 +24,19 @@
 #include "lockenv.h"
 
 /*
+ * The variants, numbered as the boot information reports them
+ * (kernel/abi/bootinfo.h).  The variant's lock_config.h defines
+ * LOCK_VARIANT as the one this kernel is built with, so kernel code that
+ * must know (boot: may several cores run?) tests a compile-time constant.
+ */
+enum lock_variant {
+    LOCK_NONE = 0,
+    LOCK_BKL = 1,
+    LOCK_FINE = 2,
+    LOCK_RTM = 3,
+};
+
+/*
  * Per-object locks.  Embedded in TCBs, endpoints, notifications and
  * scheduler queues.  Under `fine` a ticket lock; elsewhere a one-byte
  * placeholder (C11 has no empty structs) that no code touches.

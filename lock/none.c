@@ -1,8 +1,8 @@
 /*
  * Variant `none`: no locking at all.  For one core, or for the paper's
- * unsafe multicore baseline (002 §5, "lock compiled out"), which measures
- * what the other variants cost.  Every operation is empty; no barrier is
- * executed, so LOCKSTATS counts nothing.
+ * unsafe multicore baseline ("For a Microkernel, a Big Lock Is Fine" §5,
+ * "lock compiled out"), which measures what the other variants cost.  Every
+ * operation is empty; no barrier is executed, so LOCKSTATS counts nothing.
  */
 #include "lock.h"
 

@@ -1,10 +1,11 @@
 /*
  * Variant `rtm` (x86_64 only): the big kernel lock of `bkl`, elided with
- * Intel RTM (000 §3.4, 002 §3.3; lock/rtm.h has the algorithm).  Almost
- * the whole kernel runs as one hardware transaction per entry; the CLH
- * lock is the fallback.  Everything that aborts transactions (CR3 loads,
- * IPIs, interrupt mask/ack) is deferred until after kernel_lock_release(),
- * see docs/locking.md.
+ * Intel RTM ("An Evaluation of Coarse-Grained Locking for Multicore
+ * Microkernels" §3.4, "For a Microkernel, a Big Lock Is Fine" §3.3;
+ * lock/rtm.h has the algorithm).  Almost the whole kernel runs as one
+ * hardware transaction per entry; the CLH lock is the fallback.  Everything
+ * that aborts transactions (CR3 loads, IPIs, interrupt mask/ack) is
+ * deferred until after kernel_lock_release(), see docs/locking.md.
  *
  * kernel_lock_init() probes RTM through the arch layer.  Where it does not
  * work (no TSX, or a KVM guest whose XBEGIN faults) the variant runs the

@@ -2,15 +2,17 @@
  * Lock elision with Intel RTM (TSX), x86_64 only.  Used by lock/rtm.c.
  *
  * Algorithm: speculative lock elision, Rajwar and Goodman, MICRO 2001, in
- * the form of Figure 1 of the paper (000 §3.4, 002 §3.3): run the critical
- * section as a hardware transaction; read the fallback lock inside it so
- * that the lock is in the transaction's read set; abort explicitly if it
- * is held; after an abort wait until the lock is free and retry, up to
- * RTM_ATTEMPTS_THRESHOLD (lock/rtm_tunables.h); then take the lock for
- * real.  At the end XTEST says which of the two happened: XEND commits,
- * otherwise the lock is released.  The fallback is the CLH lock of
- * lock/clh.h.  The explicit-abort-code naming and the adaptive skip counter
- * follow glibc's x86 elision (sysdeps/unix/sysv/linux/x86/elision-lock.c).
+ * the form of Figure 1 of the paper ("An Evaluation of Coarse-Grained
+ * Locking for Multicore Microkernels" §3.4, "For a Microkernel, a Big Lock
+ * Is Fine" §3.3): run the critical section as a hardware transaction; read
+ * the fallback lock inside it so that the lock is in the transaction's read
+ * set; abort explicitly if it is held; after an abort wait until the lock
+ * is free and retry, up to RTM_ATTEMPTS_THRESHOLD (lock/rtm_tunables.h);
+ * then take the lock for real.  At the end XTEST says which of the two
+ * happened: XEND commits, otherwise the lock is released.  The fallback is
+ * the CLH lock of lock/clh.h.  The explicit-abort-code naming and the
+ * adaptive skip counter follow glibc's x86 elision
+ * (sysdeps/unix/sysv/linux/x86/elision-lock.c).
  *
  * Why reading the lock word is enough: a transaction that saw the lock
  * free has its tail word and tail node in its read set.  A core taking the
@@ -20,10 +22,11 @@
  * lock holder, and transactions among themselves are serialisable at
  * cache-line granularity.
  *
- * Fairness and progress: transactions guarantee neither (002 §3.3.1); the
- * threshold bounds the attempts, after which progress and FIFO order are
- * those of the CLH lock.  Transactions can be starved by a stream of
- * fallback holders, but then they fall back and queue like everyone else.
+ * Fairness and progress: transactions guarantee neither ("For a
+ * Microkernel, a Big Lock Is Fine" §3.3.1); the threshold bounds the
+ * attempts, after which progress and FIFO order are those of the CLH lock.
+ * Transactions can be starved by a stream of fallback holders, but then
+ * they fall back and queue like everyone else.
  *
  * Memory ordering: a committed transaction is ordered like a LOCK-prefixed
  * instruction (Intel SDM vol. 1, 16.3.6), so the elided section needs no
@@ -33,7 +36,7 @@
  * probe (lock_rtm_probe(), lock/lock.h) establishes before any of this
  * runs: in KVM guests XBEGIN raises #GP although CPUID advertises RTM, and
  * XTEST raises #UD without RTM.  The instructions are written as mnemonics
- * in inline asm so the kernel needs no -mrtm.
+ * in inline asm (lock/x86_64/rtm_insn.h) so the kernel needs no -mrtm.
  */
 #ifndef LOCK_RTM_H
 #define LOCK_RTM_H
@@ -41,20 +44,9 @@
 #include "lockdefs.h"
 #include "clh.h"
 #include "cpu_relax.h"
+#include "rtm_insn.h"
 #include "rtm_tunables.h"
 #include "lock.h"
-
-/* What rtm_begin() returns when the transaction has started. */
-#define RTM_STARTED (~0u)
-
-/* XBEGIN abort status in EAX (Intel SDM vol. 1, table 16-1). */
-#define RTM_STATUS_EXPLICIT (1u << 0)   /* XABORT; code in bits 31:24 */
-#define RTM_STATUS_RETRY    (1u << 1)   /* the CPU thinks a retry may succeed */
-#define RTM_STATUS_CONFLICT (1u << 2)   /* another core touched our read or write set */
-#define RTM_STATUS_CAPACITY (1u << 3)   /* the footprint overflowed the cache */
-#define RTM_STATUS_DEBUG    (1u << 4)
-#define RTM_STATUS_NESTED   (1u << 5)
-#define RTM_STATUS_CODE(s)  (((s) >> 24) & 0xffu)
 
 /* Barrier instructions, for LOCKSTATS: XBEGIN orders nothing; a commit
  * orders like a LOCK-prefixed instruction. */
@@ -64,35 +56,6 @@
 /* Explicit abort codes of the lock layer (XABORT immediates). */
 #define LOCK_ABORT_LOCK_HELD  0x4c  /* 'L' as in Figure 1: the fallback lock was held */
 #define LOCK_ABORT_NEEDS_LOCK 0x58  /* kernel_lock_require_exclusive(): redo holding the lock */
-
-/* Start a transaction: RTM_STARTED, or after an abort the abort status. */
-static inline unsigned rtm_begin(void)
-{
-    unsigned status = RTM_STARTED;
-
-    /* On abort the CPU restores registers, puts the status in EAX and
-     * resumes at label 1, i.e. right here with status != RTM_STARTED. */
-    __asm__ volatile("xbegin 1f\n1:" : "+a"(status) : : "memory");
-    return status;
-}
-
-/* Commit.  Caller must be inside a transaction. */
-static inline void rtm_end(void)
-{
-    __asm__ volatile("xend" : : : "memory");
-}
-
-/* Whether the caller runs inside a transaction. */
-static inline bool rtm_test(void)
-{
-    unsigned char inside;
-
-    __asm__ volatile("xtest\n\tsetnz %0" : "=q"(inside) : : "memory", "cc");
-    return inside != 0;
-}
-
-/* Abort with an 8-bit immediate code; a no-op outside a transaction. */
-#define rtm_abort(code) __asm__ volatile("xabort %0" : : "i"(code) : "memory")
 
 /* Per-core elision state, written only by its core. */
 struct rtm_core {

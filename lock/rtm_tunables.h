@@ -8,7 +8,8 @@
 #define LOCK_RTM_TUNABLES_H
 
 /*
- * RTM_ATTEMPTS_THRESHOLD of Figure 1 (000 §3.4): transactions started per
+ * RTM_ATTEMPTS_THRESHOLD of Figure 1 ("An Evaluation of Coarse-Grained
+ * Locking for Multicore Microkernels" §3.4): transactions started per
  * kernel entry before taking the fallback lock for real.  Only aborts that
  * may succeed on retry (the CPU's retry hint, or the fallback lock having
  * been held) consume attempts; the others fall back at once.

@@ -1,7 +1,7 @@
 """The `rtm` variant probes RTM at boot and falls back to the lock where RTM faults.
 
-Inside the KVM guests of the build machines CPUID advertises RTM, yet XBEGIN faults
-(../shared/NOTES.md). The kernel must catch that fault during its probe, say so, and boot
+Inside the KVM guests of the build machines CPUID advertises RTM, yet XBEGIN faults.
+The kernel must catch that fault during its probe, say so, and boot
 on the big-lock path. User mode does not run under that KVM, so the test reads only what the
 kernel prints before the root task starts: the probe's line and the boot record.
 """

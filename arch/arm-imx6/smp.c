@@ -12,7 +12,7 @@
  * Synchronisation with the new cores is by flags in normal, cacheable,
  * shareable memory only: a secondary sets ACTLR.SMP and turns its caches on
  * before it touches any shared data (boot.S), from then on the SCU keeps it
- * coherent.  NOTES.md: a secondary parked in WFI never woke in QEMU, so
+ * coherent.  A secondary parked in WFI was seen never to wake in QEMU, so
  * every wait here is a busy-wait (with a timeout on the global timer).
  */
 #include <arch/imx6.h>

@@ -10,7 +10,7 @@
  *   PML4[256] -> pdpt_direct   direct map of 0..4 GiB at DIRECT_MAP_BASE
  *   PML4[511] -> pdpt_kernel   [510] maps 0..1 GiB at KERNEL_VMA
  * all through four page directories of 2 MiB pages (no 1 GiB pages: KVM
- * guests here lack them, NOTES.md).  x86_boot_main() drops the identity map
+ * guests on the build machines lack them).  x86_boot_main() drops the identity map
  * as soon as its GDT and IDT are at kernel addresses (the APs' trampoline has
  * a PML4 of its own), and memory.c extends the direct map beyond 4 GiB.
  */

@@ -1,4 +1,4 @@
-# x86_64: the host gcc builds a freestanding kernel in the upper half (NOTES.md).
+# x86_64: the host gcc builds a freestanding kernel in the upper half.
 KCC        := gcc
 LOCK_ARCH  := x86_64
 ARCH_LIBGCC :=

@@ -1,7 +1,7 @@
 /*
  * Does this CPU really run Intel RTM transactions?  CPUID (leaf 7, EBX bit
- * 11) is not enough: inside the KVM guests here it advertises RTM yet XBEGIN
- * raises #GP (NOTES.md), and microcode may leave RTM advertised but make it
+ * 11) is not enough: inside the KVM guests of the build machines it
+ * advertises RTM yet XBEGIN raises #GP, and microcode may leave RTM advertised but make it
  * always abort (leaf 7, EDX bit 11).  So the probe executes XBEGIN with this
  * core's exception fixup armed (idt.c): a #UD or #GP resumes at the recovery
  * label instead of panicking.  RTM counts as working when an XABORT reports

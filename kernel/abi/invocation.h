@@ -7,6 +7,9 @@
 #ifndef ABI_INVOCATION_H
 #define ABI_INVOCATION_H
 
+/* TCB SetName: bytes of a thread name, its terminating NUL included. */
+#define TCB_NAME_MAX 32
+
 enum invocation_label {
     INV_INVALID = 0,
 

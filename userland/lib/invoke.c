@@ -204,10 +204,10 @@ word_t tcb_unbind_notification(cptr_t tcb)
 /* MR0 length, MR1.. the bytes packed little-endian (as SYS_DEBUG_PUTS). */
 word_t tcb_set_name(cptr_t tcb, const char *name)
 {
-    word_t args[1 + 4] = { 0 };
+    word_t args[1 + (TCB_NAME_MAX + sizeof(word_t) - 1) / sizeof(word_t)] = { 0 };
     word_t len = strlen(name);
-    if (len > 4 * sizeof(word_t) - 1)
-        len = 4 * sizeof(word_t) - 1;    /* the kernel keeps 31 characters and a NUL */
+    if (len > TCB_NAME_MAX - 1)
+        len = TCB_NAME_MAX - 1;
     args[0] = len;
     for (word_t i = 0; i < len; i++)
         args[1 + i / sizeof(word_t)] |= (word_t)(unsigned char)name[i] << (8 * (i % sizeof(word_t)));

@@ -13,7 +13,7 @@
 #include "clh.h"
 #include "lockstats.h"
 
-#define LOCK_VARIANT_BKL 1
+#define LOCK_VARIANT LOCK_BKL
 
 #include "no_object_locks.h"
 #include "no_transactions.h"

@@ -17,7 +17,7 @@
 #include "ticket.h"
 #include "no_transactions.h"
 
-#define LOCK_VARIANT_FINE 1
+#define LOCK_VARIANT LOCK_FINE
 
 #if defined(DEBUG) && DEBUG
 #define FINE_DEBUG true

@@ -1,14 +1,14 @@
 /*
  * Variant `none`: no lock at all, so every per-entry operation is an empty
- * inline function and compiles to nothing (the paper's baseline, 002 §5:
- * "lock compiled out").  struct object_lock holds only a placeholder byte
- * (C11 forbids empty structs).  Included by lock/lock.h via
- * -Ilock/variant/none.
+ * inline function and compiles to nothing (the paper's baseline, "For a
+ * Microkernel, a Big Lock Is Fine" §5: "lock compiled out").  struct
+ * object_lock holds only a placeholder byte (C11 forbids empty structs).
+ * Included by lock/lock.h via -Ilock/variant/none.
  */
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
 
-#define LOCK_VARIANT_NONE 1
+#define LOCK_VARIANT LOCK_NONE
 
 #include "no_object_locks.h"
 #include "no_transactions.h"

@@ -9,7 +9,7 @@
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
 
-#define LOCK_VARIANT_RTM 1
+#define LOCK_VARIANT LOCK_RTM
 
 #include "no_object_locks.h"
 

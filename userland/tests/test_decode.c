@@ -1,0 +1,162 @@
+/*
+ * Decode, then invoke: an invocation that fails has changed nothing.
+ * Each test sets up a call that the kernel once rejected only after it had
+ * deleted something, and checks that the caller's state survives the error.
+ */
+#include "test.h"
+
+/* ---- SetSpace of a thread on itself, from a CSpace that only its own TCB slot holds. */
+
+#define OWN_RADIX   4
+#define OWN_SELF    1   /* slots of the thread's own CNode */
+#define OWN_VSPACE  2
+#define OWN_CNODE   3
+
+static volatile word_t own_status, own_after, own_done;
+
+static void replace_own_cspace(void *arg)
+{
+    (void)arg;
+    /* The new caps live in the CNode the old CSpace cap (the last one to it) names. */
+    own_status = tcb_set_space(OWN_SELF, 0, OWN_CNODE, 0, OWN_VSPACE);
+    /* Its CSpace still resolves: its own TCB cap is where it was. */
+    own_after = tcb_set_name(OWN_SELF, "still-here");
+    own_done = 1;
+}
+
+TEST(decode_set_space_keeps_cspace)
+{
+    cptr_t c = obj_new(OBJ_CNODE, OWN_RADIX), other = obj_new(OBJ_CNODE, OWN_RADIX);
+    struct thread t;
+    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = c,
+                             .cspace_data = WORD_BITS - OWN_RADIX, .self_in_cspace = OWN_SELF };
+
+    CHECK(c && other);
+    own_status = own_after = own_done = 0;
+    CHECK_OK(thread_create_space(&t, &o));
+    CHECK_OK(cnode_copy(c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t.vspace, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, other, ROOT_DEPTH, RIGHTS_ALL));
+    /* Now the thread's CSpace slot holds the only cap to c. */
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, c, ROOT_DEPTH));
+    CHECK_OK(thread_start(&t, replace_own_cspace, NULL));
+    CHECK(wait_eq(&own_done, 1, WAIT_ROUNDS));
+    CHECK_ST(own_status, E_INVALID_CAPABILITY);
+    CHECK_ST(own_after, E_OK);
+}
+
+/* ---- SetIPCBuffer rejected: the thread keeps the buffer it had. */
+
+struct buffer_user {
+    volatile word_t go;
+    volatile word_t status;
+    volatile word_t done;
+    cptr_t dest;
+    cptr_t src;
+};
+
+/* An invocation with an extra cap, which the kernel reads from the caller's IPC buffer. */
+static void copy_through_buffer(void *arg)
+{
+    struct buffer_user *u = arg;
+
+    while (!u->go)
+        sys_yield();
+    u->status = cnode_copy(ROOT_SLOT_CNODE, u->dest, ROOT_DEPTH, ROOT_SLOT_CNODE, u->src, ROOT_DEPTH,
+                           RIGHTS_ALL);
+    u->done = 1;
+}
+
+TEST(decode_set_ipc_buffer_keeps_buffer)
+{
+    static struct buffer_user u;
+    cptr_t frame = obj_new(OBJ_FRAME, 0), ep = ep_new();
+
+    CHECK(frame && ep);
+    u.go = u.status = u.done = 0;
+    u.src = ep;
+    u.dest = slot_alloc();
+    CHECK(u.dest);
+    struct thread *t = spawn(copy_through_buffer, &u, TEST_PRIO, 0, 0);
+    CHECK(t);
+    cptr_t read_only = copy_cap(frame, RIGHT_READ);
+    CHECK(read_only);
+    CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000004, frame), E_ALIGNMENT);
+    CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000ff8, frame), E_INVALID_ARGUMENT);
+    CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000000, read_only), E_INVALID_CAPABILITY);
+    CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000000, ep), E_INVALID_CAPABILITY);
+    u.go = 1;
+    CHECK(wait_eq(&u.done, 1, WAIT_ROUNDS));
+    CHECK_ST(u.status, E_OK);
+    /* The copy arrived: the new slot holds a cap that badges like the endpoint. */
+    CHECK(mint(u.dest, RIGHTS_ALL, 7));
+}
+
+/* ---- Delete of containers nested too deep: refused before anything is deleted. */
+
+#define NEST_LEVELS 10  /* CNodes n[0] .. n[9]; n[i] slot 1 holds the only cap to n[i+1] */
+
+TEST(decode_delete_too_deep_changes_nothing)
+{
+    cptr_t n[NEST_LEVELS], ep = ep_new(), probe = slot_alloc();
+
+    CHECK(ep && probe);
+    for (int i = 0; i < NEST_LEVELS; i++) {
+        n[i] = obj_new(OBJ_CNODE, 1);
+        CHECK(n[i]);
+    }
+    /* Contents at both ends: slot 0 of the outermost (deleted first) and of the innermost. */
+    CHECK_OK(cnode_copy(n[0], 0, 1, ROOT_SLOT_CNODE, ep, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(n[NEST_LEVELS - 1], 0, 1, ROOT_SLOT_CNODE, ep, ROOT_DEPTH, RIGHTS_ALL));
+    for (int i = NEST_LEVELS - 2; i >= 0; i--)
+        CHECK_OK(cnode_move(n[i], 1, 1, ROOT_SLOT_CNODE, n[i + 1], ROOT_DEPTH));
+
+    CHECK_ST(cnode_delete(ROOT_SLOT_CNODE, n[0], ROOT_DEPTH), E_REVOKE_FIRST);
+    /* The outermost CNode's endpoint cap, which a deletion would have taken first, is still there. */
+    CHECK_OK(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, n[0], 0, 1, RIGHTS_ALL));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, probe, ROOT_DEPTH));
+    /* So is the innermost one's, reached through every level (one index bit per level). */
+    word_t inner = (1ul << (NEST_LEVELS - 1)) - 1;
+    CHECK_OK(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, n[0], inner << 1, NEST_LEVELS, RIGHTS_ALL));
+
+    /* Without the innermost level's contents the rest nests shallow enough, and goes. */
+    CHECK_OK(cnode_delete(n[0], inner, NEST_LEVELS - 1));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, n[0], ROOT_DEPTH));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, probe, ROOT_DEPTH));
+}
+
+/*
+ * ---- A cap that becomes the last one during a deletion: the container holds two caps to one
+ * CNode, so the decoder's scan (which sees both as copies) does not count the levels behind it.
+ * The deletion stops when it meets them, keeping what it did, and the restarted call's decoder
+ * refuses with E_REVOKE_FIRST.
+ */
+
+#define CHAIN_LEVELS 8  /* c[0] .. c[7]: c[i] slot 1 holds the only cap to c[i+1] */
+
+TEST(decode_delete_final_midway)
+{
+    cptr_t outer = obj_new(OBJ_CNODE, 1), c[CHAIN_LEVELS], ep = ep_new(), probe = slot_alloc();
+
+    CHECK(outer && ep && probe);
+    for (int i = 0; i < CHAIN_LEVELS; i++) {
+        c[i] = obj_new(OBJ_CNODE, 1);
+        CHECK(c[i]);
+    }
+    CHECK_OK(cnode_copy(c[CHAIN_LEVELS - 1], 0, 1, ROOT_SLOT_CNODE, ep, ROOT_DEPTH, RIGHTS_ALL));
+    for (int i = CHAIN_LEVELS - 2; i >= 0; i--)
+        CHECK_OK(cnode_move(c[i], 1, 1, ROOT_SLOT_CNODE, c[i + 1], ROOT_DEPTH));
+    /* outer slots 0 and 1: the two caps to c[0], the only ones. */
+    CHECK_OK(cnode_copy(outer, 0, 1, ROOT_SLOT_CNODE, c[0], ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_move(outer, 1, 1, ROOT_SLOT_CNODE, c[0], ROOT_DEPTH));
+
+    CHECK_ST(cnode_delete(ROOT_SLOT_CNODE, outer, ROOT_DEPTH), E_REVOKE_FIRST);
+    /* The first copy went before the deletion stopped; the second, now the last cap, stays. */
+    CHECK_ST(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, outer, 0, 1, RIGHTS_ALL), E_FAILED_LOOKUP);
+    CHECK_OK(cnode_copy(ROOT_SLOT_CNODE, probe, ROOT_DEPTH, outer, 1, 1, RIGHTS_ALL));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, probe, ROOT_DEPTH));
+
+    /* Without the innermost level (outer slot 1, then slot 1 of c[0] .. c[6]) it goes. */
+    CHECK_OK(cnode_delete(outer, (1ul << CHAIN_LEVELS) - 1, CHAIN_LEVELS));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, outer, ROOT_DEPTH));
+}
