@@ -111,8 +111,14 @@ enum abi_reg {
     ABI_IP,
     ABI_SP,
 };
-word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg);
-void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value);
+/*
+ * The port's <arch/abi_regs.h> defines them as static inline functions:
+ *   word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg);
+ *   void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value);
+ * Inline, so that with a constant `reg` each is one load or store: every
+ * kernel entry reads and writes several, the IPC fastpath a dozen.
+ */
+#include <arch/abi_regs.h>
 
 /* Make the thread re-execute the system call it is in (preemption points, restarts). */
 void arch_context_restart_syscall(struct arch_context *ctx);
