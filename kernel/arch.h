@@ -15,6 +15,11 @@
  *   static inline word_t arch_cycles(void)      the cycle counter
  *   static inline void *arch_phys_to_virt(word_t paddr)  through the kernel's direct map
  *   static inline word_t arch_virt_to_phys(const void *vaddr)
+ *
+ * <arch/abi_regs.h> must define the register accessors (below, inline).
+ * <arch/this_core.h>, included by kernel/core.h once struct core is
+ * complete, must define
+ *   static inline struct core *arch_this_core(void)   &cores[arch_core_id()]
  */
 #ifndef KERNEL_ARCH_H
 #define KERNEL_ARCH_H

@@ -84,7 +84,7 @@ static inline void switch_to(struct core *c, struct tcb *to)
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
-    vspace_switch_to(to);
+    vspace_switch_to(c, to);
 }
 
 bool fastpath_call(struct core *c, struct tcb *t)

@@ -62,7 +62,7 @@ static _Noreturn void leave(void)
     schedule();
     c->entry_thread = NULL;
     kernel_lock_release();
-    core_run_deferred_work();
+    core_run_deferred_work(c);
     arch_return_to_user(c->current);
 }
 
@@ -74,7 +74,7 @@ static _Noreturn void leave_switched(struct core *c)
 {
     c->entry_thread = NULL;
     kernel_lock_release();
-    core_run_deferred_work();
+    core_run_deferred_work(c);
     arch_return_to_user(c->current);
 }
 
