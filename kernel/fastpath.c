@@ -45,14 +45,33 @@ static inline bool message_fits(word_t mi)
     return msginfo_extra_caps(mi) == 0 && msginfo_length(mi) <= ARCH_MSG_REGISTERS;
 }
 
+/*
+ * The slot cptr names in t's CSpace, as cspace_lookup_cap() finds it, or
+ * NULL when that lookup fails.  The common shape, a root CNode whose guard
+ * and radix take the whole word (every CSpace the root task makes), is one
+ * guard check and one index; any other shape takes the general resolver.
+ */
+static inline struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
+{
+    const struct cap *root = &t->slots[TCB_SLOT_CSPACE].cap;
+
+    if (likely(root->type == CAP_CNODE && root->size_bits + root->guard_bits == WORD_BITS)) {
+        if (cptr >> root->size_bits != root->guard)
+            return NULL;
+        return &cnode_slots(root)[cptr & MASK(root->size_bits)];
+    }
+    struct lookup_result r = cspace_lookup_cap(t, cptr);
+    return r.failure ? NULL : r.slot;
+}
+
 /* The endpoint named by cptr in t's CSpace if the cap has all of `rights`, else NULL. */
 static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
 {
-    struct lookup_result r = cspace_lookup_cap(t, arch_get_reg(&t->context, ABI_CPTR));
+    struct cte *slot = lookup_slot(t, arch_get_reg(&t->context, ABI_CPTR));
 
-    if (r.failure || r.slot->cap.type != CAP_ENDPOINT || (r.slot->cap.rights & rights) != rights)
+    if (!slot || slot->cap.type != CAP_ENDPOINT || (slot->cap.rights & rights) != rights)
         return NULL;
-    return &r.slot->cap;
+    return &slot->cap;
 }
 
 /* Whether `to`, on this core, may run now instead of everything ready here. */
@@ -64,18 +83,75 @@ static inline bool may_switch_to(unsigned me, const struct tcb *to)
 /*
  * The register part of the slow path's transfer(): MRs, message info,
  * badge, status.  `mi` is the sender's message info (message_fits()).
+ * The MRs are copied with constant register names, so each is one load
+ * and one store.
  */
 static inline void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
 {
     unsigned len = (unsigned)msginfo_length(mi);
 
-    for (unsigned i = 0; i < len; i++) {
-        enum abi_reg mr = (enum abi_reg)(ABI_MR0 + i);
-        arch_set_reg(&to->context, mr, arch_get_reg(&from->context, mr));
+    _Static_assert(ARCH_MSG_REGISTERS == 4, "one case per message register");
+    switch (len) {
+    case 4:
+        arch_set_reg(&to->context, ABI_MR3, arch_get_reg(&from->context, ABI_MR3));
+        __attribute__((fallthrough));
+    case 3:
+        arch_set_reg(&to->context, ABI_MR2, arch_get_reg(&from->context, ABI_MR2));
+        __attribute__((fallthrough));
+    case 2:
+        arch_set_reg(&to->context, ABI_MR1, arch_get_reg(&from->context, ABI_MR1));
+        __attribute__((fallthrough));
+    case 1:
+        arch_set_reg(&to->context, ABI_MR0, arch_get_reg(&from->context, ABI_MR0));
+        break;
+    default:
+        break;
     }
     arch_set_reg(&to->context, ABI_MSGINFO, msginfo_new(msginfo_label(mi), 0, 0, len));
     arch_set_reg(&to->context, ABI_BADGE, badge);
     arch_set_reg(&to->context, ABI_STATUS, E_OK);
+}
+
+/*
+ * reply_setup(caller, receiver, grant) when the receiver's caller slot is
+ * empty and the caller's master has no child (every round trip after the
+ * first: ReplyRecv emptied the slot): the reply cap is the master's with
+ * the flags cleared and the rights set, linked as the master's only child.
+ * Otherwise the general reply_setup() drops the stale caps first.
+ */
+static inline void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
+{
+    struct cte *master = &caller->slots[TCB_SLOT_REPLY];
+    struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
+
+    if (unlikely(!cap_is_null(&dest->cap) || master->cdt_next)) {
+        reply_setup(caller, receiver, grant);
+        return;
+    }
+    dest->cap = master->cap;
+    dest->cap.flags = 0;
+    dest->cap.rights = grant ? RIGHTS_ALL : (uint8_t)(RIGHTS_ALL & ~RIGHT_GRANT);
+    dest->cdt_depth = master->cdt_depth + 1;
+    dest->cdt_prev = master;
+    dest->cdt_next = NULL;
+    master->cdt_next = dest;
+}
+
+/*
+ * reply_clear(slot) for a reply cap, which has no children (nothing is
+ * ever derived from one): unlink it from its master and empty the slot.
+ */
+static inline void reply_clear_fast(struct cte *slot)
+{
+    if (unlikely(slot->cdt_next)) {
+        reply_clear(slot);
+        return;
+    }
+    if (slot->cdt_prev)
+        slot->cdt_prev->cdt_next = NULL;
+    slot->cdt_prev = NULL;
+    slot->cdt_depth = 0;
+    slot->cap = cap_null();
 }
 
 /* What schedule() would do on picking `to`, which was blocked (not queued). */
@@ -118,7 +194,7 @@ bool fastpath_call(struct core *c, struct tcb *t)
     /* The caller waits for the reply, as complete_send() leaves it. */
     t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights & RIGHT_GRANT) ? IPCF_GRANT : 0) |
                                  ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
-    reply_setup(t, dest, (cap->rights & RIGHT_GRANT) != 0);
+    reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
     t->state = TS_BLOCKED_REPLY;
     object_locks_release(locks, 3);
 
@@ -162,7 +238,7 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
     copy_message(t, caller, mi, 0);
     caller->blocked_flags = 0;
     caller->state = TS_RUNNING;
-    reply_clear(slot);
+    reply_clear_fast(slot);
     /* The receive, as endpoint_receive() blocks when no sender waits. */
     t->state = TS_BLOCKED_RECV;
     t->blocked_on = ep;
