@@ -167,7 +167,7 @@ static inline void core_serve_mailbox(void)
 }
 
 /* After kernel_lock_release(): the hardware side of this entry, if it recorded any. */
-static inline void core_run_deferred_work(struct core *c)
+static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
 {
     struct deferred_work *d = &c->deferred;
 

@@ -42,7 +42,7 @@ void syscall_return(struct tcb *t, enum status s, unsigned nresults)
 }
 
 /* Steps 1-2.  Returns the thread whose entry this is, or NULL if it was taken away. */
-static struct tcb *enter(enum kernel_entry_kind kind, bool is_syscall)
+static ALWAYS_INLINE struct tcb *enter(enum kernel_entry_kind kind, bool is_syscall)
 {
     struct core *c = my_core();
     struct tcb *cur = c->current;
