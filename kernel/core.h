@@ -155,7 +155,7 @@ static inline void core_defer_vspace_load(struct core *c, word_t paddr, unsigned
  * acknowledgement, never holding anything the requester could need.  The
  * check is inline because almost every entry finds nothing to do.
  */
-static inline void core_serve_mailbox(void)
+static ALWAYS_INLINE void core_serve_mailbox(void)
 {
     struct core *c = my_core();
     /* Acquire pairs with the requester's release increment: the arguments are visible. */

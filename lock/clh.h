@@ -57,7 +57,21 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
  * `bkl` variant, and a call layer costs as many instructions as the
  * uncontended lock itself.  The memory-ordering argument is in clh.c.
  */
-static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+/*
+ * The wait for the predecessor, out of line: the call to hook() in the
+ * loop would otherwise make the compiler save every live register of the
+ * caller before the loop, on the uncontended path too.
+ */
+static __attribute__((noinline, cold, unused)) void clh_wait(const struct clh_node *pred, lock_wait_fn hook)
+{
+    /* Relaxed polling of the predecessor's own line. */
+    while (__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0) {
+        cpu_relax();
+        hook();
+    }
+}
+
+static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
 {
     struct clh_core *c = &lock->cores[core];
     struct clh_node *n = c->mine;
@@ -69,11 +83,10 @@ static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_f
      * our 1); acquire pairs with the predecessor's swap (we read its 1). */
     struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
 
-    /* Relaxed polling of the predecessor's own line. */
-    while (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0, 0)) {
+    /* Relaxed: a first look; clh_wait() polls when the lock is taken. */
+    if (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0, 0)) {
         waited = true;
-        cpu_relax();
-        hook();
+        clh_wait(pred, hook);
     }
     /* Acquire: pairs with the release store in the predecessor's
      * clh_release(); it reads the same 0 (see clh.c).  On x86 a plain MOV,
@@ -84,7 +97,7 @@ static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_f
 }
 
 /* Caller (`core`) must hold the lock. */
-static inline void clh_release(struct clh_lock *lock, unsigned core)
+static LOCK_INLINE void clh_release(struct clh_lock *lock, unsigned core)
 {
     struct clh_core *c = &lock->cores[core];
 

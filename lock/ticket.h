@@ -67,18 +67,31 @@ static inline void ticket_init(struct ticket_lock *t)
     __atomic_store_n(&t->owner, 0, __ATOMIC_RELAXED);
 }
 
+/*
+ * The wait for ticket `me`, out of line: the call to hook() in the loop
+ * would otherwise make the compiler save every live register of the caller
+ * before the loop, on the uncontended path too.
+ */
+static __attribute__((noinline, cold, unused)) void ticket_wait(struct ticket_lock *t, uint32_t me,
+                                                                 lock_wait_fn hook)
+{
+    /* Relaxed polling; the caller's acquire load supplies the ordering. */
+    while (__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me) {
+        cpu_relax();
+        hook();
+    }
+}
+
 /* Take the lock, calling hook() while waiting.  Returns whether it waited. */
-static inline bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
+static LOCK_INLINE bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
 {
     /* Relaxed: the ticket only needs to be unique; see the header comment. */
     uint32_t me = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
     bool waited = false;
 
-    /* Relaxed polling; the acquire load below supplies the ordering. */
-    while (__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me) {
+    if (__builtin_expect(__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me, 0)) {
         waited = true;
-        cpu_relax();
-        hook();
+        ticket_wait(t, me, hook);
     }
     /* Acquire: pairs with the release store in the previous holder's
      * ticket_release(), so its critical section happens before ours. */
@@ -87,7 +100,7 @@ static inline bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
 }
 
 /* Caller must hold t. */
-static inline void ticket_release(struct ticket_lock *t)
+static LOCK_INLINE void ticket_release(struct ticket_lock *t)
 {
     /* Relaxed: only the holder writes owner, so it reads its own last store. */
     uint32_t o = __atomic_load_n(&t->owner, __ATOMIC_RELAXED);
