@@ -69,6 +69,9 @@ static __attribute__((noinline, cold, unused)) void clh_wait(const struct clh_no
         cpu_relax();
         hook();
     }
+    /* Acquire: pairs with the release store in the predecessor's
+     * clh_release(); it reads the same 0 (see clh.c). */
+    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
 }
 
 static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
@@ -83,15 +86,13 @@ static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_w
      * our 1); acquire pairs with the predecessor's swap (we read its 1). */
     struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
 
-    /* Relaxed: a first look; clh_wait() polls when the lock is taken. */
-    if (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0, 0)) {
+    /* Acquire: when it reads 0 it pairs with the release store in the
+     * predecessor's clh_release() (see clh.c); otherwise clh_wait() polls
+     * and ends with the acquire load that does. */
+    if (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE) != 0, 0)) {
         waited = true;
         clh_wait(pred, hook);
     }
-    /* Acquire: pairs with the release store in the predecessor's
-     * clh_release(); it reads the same 0 (see clh.c).  On x86 a plain MOV,
-     * which the compiler may merge with the last poll. */
-    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
     c->pred = pred;
     return waited;
 }

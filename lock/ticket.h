@@ -28,8 +28,10 @@
  *   - The holder's critical section is published by the release store to
  *     owner in ticket_release(); the next holder's acquire load of owner in
  *     ticket_acquire() pairs with it.
- *   - The wait loop polls owner with relaxed loads and then performs one
- *     acquire load of the same word.  Once owner equals our ticket only we
+ *   - The first look at owner is that acquire load: uncontended, the lock
+ *     is taken with no second load.  Otherwise the wait loop
+ *     (ticket_wait(), out of line) polls owner with relaxed loads and then
+ *     performs one acquire load of the same word.  Once owner equals our ticket only we
  *     can change it, so that load returns the same value; it exists for its
  *     ordering.  This keeps the DMB out of the polling loop on ARM and keeps
  *     the pairing visible to ThreadSanitizer (which does not model fences).
@@ -75,11 +77,14 @@ static inline void ticket_init(struct ticket_lock *t)
 static __attribute__((noinline, cold, unused)) void ticket_wait(struct ticket_lock *t, uint32_t me,
                                                                  lock_wait_fn hook)
 {
-    /* Relaxed polling; the caller's acquire load supplies the ordering. */
+    /* Relaxed polling; the acquire load after it supplies the ordering. */
     while (__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me) {
         cpu_relax();
         hook();
     }
+    /* Acquire: pairs with the release store in the previous holder's
+     * ticket_release(), so its critical section happens before ours. */
+    (void)__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE);
 }
 
 /* Take the lock, calling hook() while waiting.  Returns whether it waited. */
@@ -89,13 +94,13 @@ static LOCK_INLINE bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
     uint32_t me = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
     bool waited = false;
 
-    if (__builtin_expect(__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me, 0)) {
+    /* Acquire: when it reads our ticket it pairs with the release store in
+     * the previous holder's ticket_release(), so its critical section
+     * happens before ours; otherwise ticket_wait() ends with one that does. */
+    if (__builtin_expect(__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != me, 0)) {
         waited = true;
         ticket_wait(t, me, hook);
     }
-    /* Acquire: pairs with the release store in the previous holder's
-     * ticket_release(), so its critical section happens before ours. */
-    (void)__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE);
     return waited;
 }
 
