@@ -74,10 +74,15 @@ static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
     return &slot->cap;
 }
 
-/* Whether `to`, on this core, may run now instead of everything ready here. */
-static inline bool may_switch_to(unsigned me, const struct tcb *to)
+/*
+ * Whether `to`, on this core `c`, may run now instead of everything ready
+ * here.  An empty first bitmap level means nothing is ready (sched_highest()
+ * would say -1), the usual case for a client and its server.
+ */
+static inline bool may_switch_to(struct core *c, unsigned me, const struct tcb *to)
 {
-    return to->affinity == me && (int)to->priority >= sched_highest(me);
+    return to->affinity == me && (__atomic_load_n(&c->ready_l1, __ATOMIC_RELAXED) == 0 ||
+                                  (int)to->priority >= sched_highest(me));
 }
 
 /*
@@ -151,7 +156,21 @@ static inline void reply_clear_fast(struct cte *slot)
         slot->cdt_prev->cdt_next = NULL;
     slot->cdt_prev = NULL;
     slot->cdt_depth = 0;
-    slot->cap = cap_null();
+    /* cap_null(), field by field: assigning the returned structure copies it
+     * through the stack, and a memset becomes REP STOS, one instruction per
+     * word under the emulator.  GCC merges the byte fields into one store. */
+    struct cap *cap = &slot->cap;
+    cap->type = CAP_NULL;
+    cap->rights = 0;
+    cap->size_bits = 0;
+    cap->flags = 0;
+    cap->guard_bits = 0;
+    cap->level = 0;
+    cap->asid = 0;
+    cap->obj = NULL;
+    cap->badge = 0;
+    cap->asid_gen = 0;
+    _Static_assert(sizeof(struct cap) == 8 + 3 * sizeof(word_t), "every field of struct cap is cleared above");
 }
 
 /* What schedule() would do on picking `to`, which was blocked (not queued). */
@@ -179,7 +198,7 @@ bool fastpath_call(struct core *c, struct tcb *t)
         return false;
     ep = cap->obj;
     dest = endpoint_peek(ep, EP_RECV);
-    if (!dest || !may_switch_to(me, dest))
+    if (!dest || !may_switch_to(c, me, dest))
         return false;
 
     struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
@@ -219,7 +238,7 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
     if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
         return false;
     caller = slot->cap.obj;
-    if (caller->priority < t->priority || !may_switch_to(me, caller))
+    if (caller->priority < t->priority || !may_switch_to(c, me, caller))
         return false;
     cap = endpoint_cap(t, RIGHT_READ);
     if (!cap)
