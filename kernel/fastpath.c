@@ -182,7 +182,21 @@ static inline void switch_to(struct core *c, struct tcb *to)
     vspace_switch_to(c, to);
 }
 
-bool fastpath_call(struct core *c, struct tcb *t)
+/*
+ * The end of the entry (kernel/syscall.c, step 5) after a switch by the
+ * fastpath: it touched no ready queue, so there is nothing for schedule()
+ * to decide.  Left from here, not from handle_syscall(), so that the
+ * successful fastpath never returns through a function epilogue.
+ */
+static _Noreturn ALWAYS_INLINE void leave_switched(struct core *c)
+{
+    c->entry_thread = NULL;
+    kernel_lock_release();
+    core_run_deferred_work(c);
+    arch_return_to_user(c->current);
+}
+
+void fastpath_call(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     const struct cap *cap;
@@ -191,21 +205,21 @@ bool fastpath_call(struct core *c, struct tcb *t)
     unsigned me = arch_core_id();
 
     if (!message_fits(mi))
-        return false;
+        return;
     cap = endpoint_cap(t, RIGHT_WRITE);
     /* A Call needs grant or grant-reply, like the slow path's decode. */
     if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
-        return false;
+        return;
     ep = cap->obj;
     dest = endpoint_peek(ep, EP_RECV);
     if (!dest || !may_switch_to(c, me, dest))
-        return false;
+        return;
 
     struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
     object_locks_acquire(locks, 3);
     if (endpoint_peek(ep, EP_RECV) != dest) {
         object_locks_release(locks, 3);
-        return false;
+        return;
     }
     endpoint_dequeue(ep, dest);
     copy_message(t, dest, mi, cap->badge);
@@ -218,10 +232,10 @@ bool fastpath_call(struct core *c, struct tcb *t)
     object_locks_release(locks, 3);
 
     switch_to(c, dest);
-    return true;
+    leave_switched(c);
 }
 
-bool fastpath_reply_recv(struct core *c, struct tcb *t)
+void fastpath_reply_recv(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     struct cte *slot = &t->slots[TCB_SLOT_CALLER];
@@ -232,17 +246,17 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
 
     /* A bound notification may have a signal for the receive: slow path. */
     if (!message_fits(mi) || t->bound_notification || (t->blocked_flags & IPCF_FAULT))
-        return false;
+        return;
     /* The caller slot is [t]: only a sender completing t's receive writes
      * it, and t is running, not receiving.  Checked again under [t]. */
     if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
-        return false;
+        return;
     caller = slot->cap.obj;
     if (caller->priority < t->priority || !may_switch_to(c, me, caller))
-        return false;
+        return;
     cap = endpoint_cap(t, RIGHT_READ);
     if (!cap)
-        return false;
+        return;
     ep = cap->obj;
 
     struct object_lock *locks[3] = { &ep->lock, &t->lock, &caller->lock };
@@ -251,7 +265,7 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
         object_locks_release(locks, 3);
-        return false;
+        return;
     }
     /* The reply, as reply_via() gives it. */
     copy_message(t, caller, mi, 0);
@@ -266,5 +280,5 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
     object_locks_release(locks, 3);
 
     switch_to(c, caller);
-    return true;
+    leave_switched(c);
 }

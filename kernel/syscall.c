@@ -66,18 +66,6 @@ static _Noreturn void leave(void)
     arch_return_to_user(c->current);
 }
 
-/*
- * Step 5 after the fastpath: it switched to the partner itself and touched
- * no ready queue, so there is nothing for schedule() to decide.
- */
-static _Noreturn void leave_switched(struct core *c)
-{
-    c->entry_thread = NULL;
-    kernel_lock_release();
-    core_run_deferred_work(c);
-    arch_return_to_user(c->current);
-}
-
 /* Look up the extra caps of an invocation in the caller's IPC buffer. */
 static enum status lookup_extra_caps(struct invocation *inv, word_t mi)
 {
@@ -253,10 +241,11 @@ _Noreturn void handle_syscall(word_t sysno)
     t = enter(kind, true);
     if (!t)
         leave();
-    if (sysno == SYS_CALL && fastpath_call(c, t))
-        leave_switched(c);
-    if (sysno == SYS_REPLY_RECV && fastpath_reply_recv(c, t))
-        leave_switched(c);
+    /* Each returns only when the fastpath does not apply (kernel/fastpath.h). */
+    if (sysno == SYS_CALL)
+        fastpath_call(c, t);
+    if (sysno == SYS_REPLY_RECV)
+        fastpath_reply_recv(c, t);
     if (sysno >= SYS_DEBUG_PUTS && sysno < SYS_COUNT) {
         handle_debug_syscall(sysno);
         leave();
