@@ -174,7 +174,7 @@ static inline void reply_clear_fast(struct cte *slot)
 }
 
 /* What schedule() would do on picking `to`, which was blocked (not queued). */
-static inline void switch_to(struct core *c, struct tcb *to)
+static ALWAYS_INLINE void switch_to(struct core *c, struct tcb *to)
 {
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
