@@ -59,6 +59,15 @@ def test_instruction_that_did_not_run_is_not_counted():
     assert wc.windows == [Counter({begin: 1, 0x1004: 1, 0x1008: 1})]
 
 
+def test_device_access_translated_again_is_counted_once():
+    """Under icount an MMIO load in a block not made for I/O is stopped (no exit logged) and
+    translated again; a block left by an exception (no exit either) goes elsewhere next."""
+    begin, end = 0x1000, 0x1010
+    wc = prof.WindowCounter(begin, end)
+    wc.feed(trace(begin, "0x0", 0x1004, 0x1004, "0x0", 0x1008, 0xffffffff80000000, "0x0", end))
+    assert wc.windows == [Counter({begin: 1, 0x1004: 1, 0x1008: 1, 0xffffffff80000000: 1})]
+
+
 def test_functions_and_entries():
     pcs = Counter({0x1000: 3, 0x1004: 5, 0x1010: 2, 0xffffffff80000000: 4, 0xffffffff80000010: 6, 0x10: 1})
     rows = {r["function"]: r for r in prof.profile_window(pcs, SYMBOLS)}
@@ -115,3 +124,28 @@ def test_profile_attributes_known_functions(pingpong_profile):
         assert f["x86_syscall_entry"]["entries"] == 2 * ITERS
         assert f["bench_window_begin"]["image"] == "user" and f["bench_window_begin"]["entries"] == 1
         assert "bench_window_end" not in f, "the window ends at the end marker's first instruction"
+
+
+@pytest.fixture(scope="module")
+def arm_pingpong_profile(tmp_path_factory):
+    if shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
+    build_dir = build("arm-imx6", "none", debug="0")
+    out = tmp_path_factory.mktemp("profile-arm") / "profile.json"
+    status = prof.main(["--arch", "arm-imx6", "--lock", "none", "--image", str(build_dir / "kernel.elf"),
+                        "--cmdline", f"app=pingpong runs=1 iters={ITERS}", "--json", str(out)])
+    assert out.exists(), f"profile.py exited {status} without writing its JSON"
+    return status, json.loads(out.read_text())
+
+
+def test_arm_profile_matches_the_counter_and_known_functions(arm_pingpong_profile):
+    """On arm-imx6 the counter counts in steps of 10 instructions: the table must agree within one."""
+    status, result = arm_pingpong_profile
+    assert len(result["windows"]) == 4
+    for w in result["windows"]:
+        assert abs(w["traced_instructions"] - w["counter"]) < prof.COUNTER_RESOLUTION["arm-imx6"], w["config"]
+        assert sum(f["instructions"] for f in w["functions"]) == w["traced_instructions"]
+        f = {r["function"]: r for r in w["functions"]}
+        assert f["fastpath_call"]["entries"] == ITERS and f["fastpath_reply_recv"]["entries"] == ITERS
+        assert f["svc_entry"]["entries"] == 2 * ITERS
+    assert status == 0

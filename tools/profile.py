@@ -5,7 +5,9 @@ Boots a kernel under TCG with `-icount shift=0`, one instruction per
 translation block (`-singlestep`) and QEMU's execution log (`-d exec,nochain`),
 which then prints one line, with the guest PC, per executed instruction, and
 the trace event `exec_tb_exit` after it (an exit code of 2 or more says the
-instruction did not run yet: QEMU logs it again when it does).  The
+instruction did not run yet: QEMU logs it again when it does; a block left
+with no exit and logged again at once was a device access that QEMU stopped
+to translate again, under icount, and it is counted once).  The
 log goes through a FIFO, so the (tens of millions of lines long) trace of the
 boot is never stored: only the instructions inside a window are counted.
 
@@ -117,6 +119,7 @@ class WindowCounter:
         self.windows: list[Counter] = []
         self.inside = False
         self.last = 0
+        self.exited = True      # whether the last block logged has logged its exit
         self.partial = b""
 
     def feed(self, chunk: bytes) -> None:
@@ -128,10 +131,16 @@ class WindowCounter:
             return      # the common case while the boot runs: nothing to count
         for m in TRACE_LINE.finditer(lines):
             if m.group(1) is None:
+                self.exited = True
                 if self.inside and int(m.group(2), 16) >= TB_EXIT_NOT_RUN:
                     self.undo_last()
                 continue
             pc = int(m.group(1), 16)
+            if self.inside and not self.exited and pc == self.last:
+                # Left without an exit and logged again at once: a device access that QEMU
+                # stopped to translate again as the block's last I/O instruction (icount).
+                self.undo_last()
+            self.exited = False
             if self.inside:
                 if pc == self.end:
                     self.inside = False
