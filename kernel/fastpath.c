@@ -91,7 +91,7 @@ static inline bool may_switch_to(struct core *c, unsigned me, const struct tcb *
  * The MRs are copied with constant register names, so each is one load
  * and one store.
  */
-static inline void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
+static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
 {
     unsigned len = (unsigned)msginfo_length(mi);
 

@@ -51,7 +51,7 @@ static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
  * the core in the ASID's set.  Inline: the IPC fastpath switches spaces on
  * every call between two of them, and nothing when the space is the same.
  */
-static inline void vspace_switch_to(struct core *c, struct tcb *t)
+static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
 {
     unsigned asid;
     void *root = tcb_vspace_root(t, &asid);
