@@ -36,14 +36,6 @@ def test_variant_ordering(guest):
         assert none < bkl <= rtm <= fine, f"{key}: none {none}, bkl {bkl}, rtm {rtm}, fine {fine}"
 
 
-def test_variant_ordering_arm(guest):
-    """none < bkl <= fine on arm-imx6 too."""
-    figures = {lock: measured(guest, lock, "arm-imx6") for lock in ib.LOCKS["arm-imx6"]}
-    for key in figures["none"]:
-        none, bkl, fine = (figures[lock][key] for lock in ("none", "bkl", "fine"))
-        assert none < bkl <= fine, f"{key}: none {none}, bkl {bkl}, fine {fine}"
-
-
 @pytest.mark.parametrize("arch,lock", VARIANTS, ids=[f"{a}-{lk}" for a, lk in VARIANTS])
 def test_no_regression_against_baseline(guest, arch, lock):
     baseline = ib.load_baseline()[arch][lock]
