@@ -88,7 +88,7 @@ USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 ROOT_ELF   := $(BUILD)/root.elf
 KERNEL_ELF := $(BUILD)/kernel.elf
 
-.PHONY: all kernel iso uimage qemu run test debug clean deps help print-build-dir
+.PHONY: all kernel iso uimage qemu run test debug profile clean deps help print-build-dir
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -160,9 +160,19 @@ qemu: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 debug: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN) --gdb
 
-# The main job: a short comparison of every variant (tools/sweep.py).
+# Per-function instruction profile of the windows a benchmark marks (tools/profile.py),
+# on one CPU unless CPUS is given; the JSON goes beside the kernel.
+PROFILE_CPUS := $(if $(filter command line,$(origin CPUS)),$(CPUS),1)
+profile: $(KERNEL_ELF)
+	@$(PYTHON) tools/profile.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) --cpus $(PROFILE_CPUS) \
+	    $(if $(filter 1,$(UNSAFE)),--unsafe) --cmdline "app=$(APP) $(ARGS)" --json $(BUILD)/profile-$(APP).json
+
+# The main job: a short comparison of every variant (tools/sweep.py), then the
+# single-core ping-pong on arm-imx6, so that the summary's IPC path targets
+# (docs/results.md) are printed for both ports.
 run: deps
 	@.venv/bin/python tools/sweep.py --quick
+	@.venv/bin/python tools/sweep.py --quick --arch arm-imx6 --benchmarks pingpong
 
 # The whole test suite.
 test: deps

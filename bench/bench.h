@@ -33,4 +33,14 @@ uint64_t exp_delay(uint64_t *state, uint64_t mean);
 /* Whether the cycle counter counts instructions (-icount: the host says icount=1). */
 bool bench_icount(void);
 
+/*
+ * A window for tools/profile.py (bench/window.c): the counter at the entry
+ * of each marker, and the `window` record that gives the counted
+ * difference and the operations done in between.
+ */
+uint64_t bench_window_begin(void);
+uint64_t bench_window_end(void);
+void bench_window_record(const char *bench, const char *config_json, uint64_t begin, uint64_t end,
+                         uint64_t operations);
+
 #endif

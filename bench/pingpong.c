@@ -17,6 +17,9 @@
  * just after the last run, before the bench record, which then carries
  * "ipcs": the IPCs in that window (a Call and a ReplyRecv per round trip),
  * so that tools can give barriers and lock acquisitions per IPC.
+ * window=1: after the measured runs, one more run of `iters` round trips
+ * between the markers of bench/window.c, with its `window` record, for
+ * tools/profile.py (make profile).
  */
 #include <apps.h>
 #include "bench.h"
@@ -62,8 +65,22 @@ static void pp_run(word_t n, uint64_t overhead, uint64_t *call, uint64_t *rr, ui
     *rtt = st / n;
 }
 
+/* One more run between the profile markers, and its window record. */
+static void pp_window(bool same_space, word_t length, word_t iters, uint64_t overhead)
+{
+    uint64_t call, rr, rtt;
+    char config[96];
+
+    snprintf(config, sizeof(config), "{\"same_space\": %s, \"length\": %lu, \"iters\": %lu}",
+             same_space ? "true" : "false", (unsigned long)length, (unsigned long)iters);
+    uint64_t begin = bench_window_begin();
+    pp_run(iters, overhead, &call, &rr, &rtt);
+    uint64_t end = bench_window_end();
+    bench_window_record("pingpong", config, begin, end, iters);
+}
+
 static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, uint64_t overhead,
-                     bool lockstats)
+                     bool lockstats, bool window)
 {
     struct arena a;
     if (arena_begin(&a, 22) != E_OK)
@@ -89,6 +106,8 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
         pp_run(iters, overhead, &call[r], &rr[r], &rtt[r]);
     if (lockstats)
         sys_debug_lockstats(0);
+    if (window)
+        pp_window(same_space, length, iters, overhead);
     uint64_t ipcs = 2 * (uint64_t)iters * (runs + 1);
 
     struct stats sc, sr, stt;
@@ -123,6 +142,7 @@ int app_pingpong(void)
         iters = 1;
     tcb_set_priority(ROOT_SLOT_TCB, DEFAULT_PRIO);
     bool lockstats = arg_word("lockstats", 0) != 0;
+    bool window = arg_word("window", 0) != 0;
     uint64_t overhead = timing_overhead();
     printf("pingpong: %lu runs of %lu round trips, timing overhead %llu\n", (unsigned long)runs,
            (unsigned long)iters, (unsigned long long)overhead);
@@ -131,7 +151,7 @@ int app_pingpong(void)
         { true, 0 }, { true, 4 }, { false, 0 }, { false, 4 },
     };
     for (unsigned i = 0; i < ARRAY_SIZE(configs); i++) {
-        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead, lockstats);
+        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead, lockstats, window);
     }
     return status;
 }

@@ -15,6 +15,11 @@
  *   static inline word_t arch_cycles(void)      the cycle counter
  *   static inline void *arch_phys_to_virt(word_t paddr)  through the kernel's direct map
  *   static inline word_t arch_virt_to_phys(const void *vaddr)
+ *
+ * <arch/abi_regs.h> must define the register accessors (below, inline).
+ * <arch/this_core.h>, included by kernel/core.h once struct core is
+ * complete, must define
+ *   static inline struct core *arch_this_core(void)   &cores[arch_core_id()]
  */
 #ifndef KERNEL_ARCH_H
 #define KERNEL_ARCH_H
@@ -111,8 +116,14 @@ enum abi_reg {
     ABI_IP,
     ABI_SP,
 };
-word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg);
-void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value);
+/*
+ * The port's <arch/abi_regs.h> defines them as static inline functions:
+ *   word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg);
+ *   void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value);
+ * Inline, so that with a constant `reg` each is one load or store: every
+ * kernel entry reads and writes several, the IPC fastpath a dozen.
+ */
+#include <arch/abi_regs.h>
 
 /* Make the thread re-execute the system call it is in (preemption points, restarts). */
 void arch_context_restart_syscall(struct arch_context *ctx);

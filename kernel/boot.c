@@ -395,7 +395,7 @@ static _Noreturn void start_scheduling(void)
     kernel_lock_acquire(ENTRY_GENERAL);
     schedule();
     kernel_lock_release();
-    core_run_deferred_work();
+    core_run_deferred_work(c);
     arch_return_to_user(c->current);
 }
 

@@ -129,26 +129,10 @@ void core_defer_irq(unsigned irq, enum deferred_irq_op op)
     d->pending = true;
 }
 
-void core_defer_vspace_load(word_t paddr, unsigned asid)
-{
-    struct core *c = my_core();
-
-    c->deferred.pending = true;
-    c->deferred.load_vspace = true;
-    c->deferred.vspace_paddr = paddr;
-    c->deferred.asid = asid;
-    c->loaded_asid = asid;
-    c->loaded_vspace_paddr = paddr;
-}
-
-/* After kernel_lock_release(), from core_run_deferred_work(): the hardware side of this entry. */
+/* After kernel_lock_release(), from core_run_deferred_work(): the IRQ and IPI work of this entry. */
 void core_do_deferred_work(struct deferred_work *d)
 {
     d->pending = false;
-    if (d->load_vspace) {
-        d->load_vspace = false;
-        arch_vspace_load(d->vspace_paddr, d->asid);
-    }
     for (unsigned i = 0; i < d->nirq; i++) {
         unsigned irq = d->irq[i].irq;
         switch (d->irq[i].op) {

@@ -28,6 +28,7 @@
 
 #include "types.h"
 #include "tcb.h"
+#include <arch.h>
 #include <lock.h>
 
 #define L2_BITMAP_WORDS (PRIORITY_COUNT / (8 * sizeof(word_t)))
@@ -71,9 +72,13 @@ enum deferred_irq_op {
     IRQ_OP_MASK,            /* the handler cap was deleted: keep it masked */
 };
 
-/* Hardware work recorded under the lock and done after it is released. */
+/*
+ * Hardware work recorded under the lock and done after it is released.
+ * The address-space load, which most IPCs between spaces record, has its
+ * own flag and is done inline; the rest is done out of line when `pending`.
+ */
 struct deferred_work {
-    bool pending;                   /* [o] something below is recorded: the exit checks only this */
+    bool pending;                   /* [o] an IPI or IRQ operation is recorded */
     bool load_vspace;               /* [o] load (vspace_paddr, asid) */
     word_t vspace_paddr;            /* [o] 0: the kernel-only space */
     unsigned asid;                  /* [o] */
@@ -109,9 +114,12 @@ _Static_assert(NCPUS >= 1, "at least one core");
 
 extern struct core cores[NCPUS];
 
+/* The port's arch_this_core(): &cores[arch_core_id()], or a pointer it keeps at hand. */
+#include <arch/this_core.h>
+
 static inline struct core *my_core(void)
 {
-    return &cores[arch_core_id()];
+    return arch_this_core();
 }
 
 static inline struct tcb *current_thread(void)
@@ -129,8 +137,17 @@ void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
                   unsigned asid, word_t vaddr, bool whole_space);
 void core_defer_ipi(unsigned target);
 void core_defer_irq(unsigned irq, enum deferred_irq_op op);
-void core_defer_vspace_load(word_t paddr, unsigned asid);
 void core_do_deferred_work(struct deferred_work *d);
+
+/* Record that this core switches to the address space (paddr, asid) after the lock release. */
+static inline void core_defer_vspace_load(struct core *c, word_t paddr, unsigned asid)
+{
+    c->deferred.load_vspace = true;
+    c->deferred.vspace_paddr = paddr;
+    c->deferred.asid = asid;
+    c->loaded_asid = asid;
+    c->loaded_vspace_paddr = paddr;
+}
 
 /*
  * Serve this core's mailbox.  Runs on every kernel entry, while spinning
@@ -138,7 +155,7 @@ void core_do_deferred_work(struct deferred_work *d);
  * acknowledgement, never holding anything the requester could need.  The
  * check is inline because almost every entry finds nothing to do.
  */
-static inline void core_serve_mailbox(void)
+static ALWAYS_INLINE void core_serve_mailbox(void)
 {
     struct core *c = my_core();
     /* Acquire pairs with the requester's release increment: the arguments are visible. */
@@ -150,10 +167,14 @@ static inline void core_serve_mailbox(void)
 }
 
 /* After kernel_lock_release(): the hardware side of this entry, if it recorded any. */
-static inline void core_run_deferred_work(void)
+static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
 {
-    struct deferred_work *d = &my_core()->deferred;
+    struct deferred_work *d = &c->deferred;
 
+    if (d->load_vspace) {
+        d->load_vspace = false;
+        arch_vspace_load(d->vspace_paddr, d->asid);
+    }
     if (unlikely(d->pending))
         core_do_deferred_work(d);
 }

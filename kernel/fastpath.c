@@ -45,49 +45,158 @@ static inline bool message_fits(word_t mi)
     return msginfo_extra_caps(mi) == 0 && msginfo_length(mi) <= ARCH_MSG_REGISTERS;
 }
 
+/*
+ * The slot cptr names in t's CSpace, as cspace_lookup_cap() finds it, or
+ * NULL when that lookup fails.  The common shape, a root CNode whose guard
+ * and radix take the whole word (every CSpace the root task makes), is one
+ * guard check and one index; any other shape takes the general resolver.
+ */
+static inline struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
+{
+    const struct cap *root = &t->slots[TCB_SLOT_CSPACE].cap;
+
+    if (likely(root->type == CAP_CNODE && root->size_bits + root->guard_bits == WORD_BITS)) {
+        if (cptr >> root->size_bits != root->guard)
+            return NULL;
+        return &cnode_slots(root)[cptr & MASK(root->size_bits)];
+    }
+    struct lookup_result r = cspace_lookup_cap(t, cptr);
+    return r.failure ? NULL : r.slot;
+}
+
 /* The endpoint named by cptr in t's CSpace if the cap has all of `rights`, else NULL. */
 static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
 {
-    struct lookup_result r = cspace_lookup_cap(t, arch_get_reg(&t->context, ABI_CPTR));
+    struct cte *slot = lookup_slot(t, arch_get_reg(&t->context, ABI_CPTR));
 
-    if (r.failure || r.slot->cap.type != CAP_ENDPOINT || (r.slot->cap.rights & rights) != rights)
+    if (!slot || slot->cap.type != CAP_ENDPOINT || (slot->cap.rights & rights) != rights)
         return NULL;
-    return &r.slot->cap;
+    return &slot->cap;
 }
 
-/* Whether `to`, on this core, may run now instead of everything ready here. */
-static inline bool may_switch_to(unsigned me, const struct tcb *to)
+/*
+ * Whether `to`, on this core `c`, may run now instead of everything ready
+ * here.  An empty first bitmap level means nothing is ready (sched_highest()
+ * would say -1), the usual case for a client and its server.
+ */
+static inline bool may_switch_to(struct core *c, unsigned me, const struct tcb *to)
 {
-    return to->affinity == me && (int)to->priority >= sched_highest(me);
+    return to->affinity == me && (__atomic_load_n(&c->ready_l1, __ATOMIC_RELAXED) == 0 ||
+                                  (int)to->priority >= sched_highest(me));
 }
 
 /*
  * The register part of the slow path's transfer(): MRs, message info,
  * badge, status.  `mi` is the sender's message info (message_fits()).
+ * The MRs are copied with constant register names, so each is one load
+ * and one store.
  */
-static inline void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
+static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
 {
     unsigned len = (unsigned)msginfo_length(mi);
 
-    for (unsigned i = 0; i < len; i++) {
-        enum abi_reg mr = (enum abi_reg)(ABI_MR0 + i);
-        arch_set_reg(&to->context, mr, arch_get_reg(&from->context, mr));
+    _Static_assert(ARCH_MSG_REGISTERS == 4, "one case per message register");
+    switch (len) {
+    case 4:
+        arch_set_reg(&to->context, ABI_MR3, arch_get_reg(&from->context, ABI_MR3));
+        __attribute__((fallthrough));
+    case 3:
+        arch_set_reg(&to->context, ABI_MR2, arch_get_reg(&from->context, ABI_MR2));
+        __attribute__((fallthrough));
+    case 2:
+        arch_set_reg(&to->context, ABI_MR1, arch_get_reg(&from->context, ABI_MR1));
+        __attribute__((fallthrough));
+    case 1:
+        arch_set_reg(&to->context, ABI_MR0, arch_get_reg(&from->context, ABI_MR0));
+        break;
+    default:
+        break;
     }
     arch_set_reg(&to->context, ABI_MSGINFO, msginfo_new(msginfo_label(mi), 0, 0, len));
     arch_set_reg(&to->context, ABI_BADGE, badge);
     arch_set_reg(&to->context, ABI_STATUS, E_OK);
 }
 
+/*
+ * reply_setup(caller, receiver, grant) when the receiver's caller slot is
+ * empty and the caller's master has no child (every round trip after the
+ * first: ReplyRecv emptied the slot): the reply cap is the master's with
+ * the flags cleared and the rights set, linked as the master's only child.
+ * Otherwise the general reply_setup() drops the stale caps first.
+ */
+static inline void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
+{
+    struct cte *master = &caller->slots[TCB_SLOT_REPLY];
+    struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
+
+    if (unlikely(!cap_is_null(&dest->cap) || master->cdt_next)) {
+        reply_setup(caller, receiver, grant);
+        return;
+    }
+    dest->cap = master->cap;
+    dest->cap.flags = 0;
+    dest->cap.rights = grant ? RIGHTS_ALL : (uint8_t)(RIGHTS_ALL & ~RIGHT_GRANT);
+    dest->cdt_depth = master->cdt_depth + 1;
+    dest->cdt_prev = master;
+    dest->cdt_next = NULL;
+    master->cdt_next = dest;
+}
+
+/*
+ * reply_clear(slot) for a reply cap, which has no children (nothing is
+ * ever derived from one): unlink it from its master and empty the slot.
+ */
+static inline void reply_clear_fast(struct cte *slot)
+{
+    if (unlikely(slot->cdt_next)) {
+        reply_clear(slot);
+        return;
+    }
+    if (slot->cdt_prev)
+        slot->cdt_prev->cdt_next = NULL;
+    slot->cdt_prev = NULL;
+    slot->cdt_depth = 0;
+    /* cap_null(), field by field: assigning the returned structure copies it
+     * through the stack, and a memset becomes REP STOS, one instruction per
+     * word under the emulator.  GCC merges the byte fields into one store. */
+    struct cap *cap = &slot->cap;
+    cap->type = CAP_NULL;
+    cap->rights = 0;
+    cap->size_bits = 0;
+    cap->flags = 0;
+    cap->guard_bits = 0;
+    cap->level = 0;
+    cap->asid = 0;
+    cap->obj = NULL;
+    cap->badge = 0;
+    cap->asid_gen = 0;
+    _Static_assert(sizeof(struct cap) == 8 + 3 * sizeof(word_t), "every field of struct cap is cleared above");
+}
+
 /* What schedule() would do on picking `to`, which was blocked (not queued). */
-static inline void switch_to(struct core *c, struct tcb *to)
+static ALWAYS_INLINE void switch_to(struct core *c, struct tcb *to)
 {
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
-    vspace_switch_to(to);
+    vspace_switch_to(c, to);
 }
 
-bool fastpath_call(struct core *c, struct tcb *t)
+/*
+ * The end of the entry (kernel/syscall.c, step 5) after a switch by the
+ * fastpath: it touched no ready queue, so there is nothing for schedule()
+ * to decide.  Left from here, not from handle_syscall(), so that the
+ * successful fastpath never returns through a function epilogue.
+ */
+static _Noreturn ALWAYS_INLINE void leave_switched(struct core *c)
+{
+    c->entry_thread = NULL;
+    kernel_lock_release();
+    core_run_deferred_work(c);
+    arch_return_to_user(c->current);
+}
+
+void fastpath_call(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     const struct cap *cap;
@@ -96,21 +205,21 @@ bool fastpath_call(struct core *c, struct tcb *t)
     unsigned me = arch_core_id();
 
     if (!message_fits(mi))
-        return false;
+        return;
     cap = endpoint_cap(t, RIGHT_WRITE);
     /* A Call needs grant or grant-reply, like the slow path's decode. */
     if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
-        return false;
+        return;
     ep = cap->obj;
     dest = endpoint_peek(ep, EP_RECV);
-    if (!dest || !may_switch_to(me, dest))
-        return false;
+    if (!dest || !may_switch_to(c, me, dest))
+        return;
 
     struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
     object_locks_acquire(locks, 3);
     if (endpoint_peek(ep, EP_RECV) != dest) {
         object_locks_release(locks, 3);
-        return false;
+        return;
     }
     endpoint_dequeue(ep, dest);
     copy_message(t, dest, mi, cap->badge);
@@ -118,15 +227,15 @@ bool fastpath_call(struct core *c, struct tcb *t)
     /* The caller waits for the reply, as complete_send() leaves it. */
     t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights & RIGHT_GRANT) ? IPCF_GRANT : 0) |
                                  ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
-    reply_setup(t, dest, (cap->rights & RIGHT_GRANT) != 0);
+    reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
     t->state = TS_BLOCKED_REPLY;
     object_locks_release(locks, 3);
 
     switch_to(c, dest);
-    return true;
+    leave_switched(c);
 }
 
-bool fastpath_reply_recv(struct core *c, struct tcb *t)
+void fastpath_reply_recv(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     struct cte *slot = &t->slots[TCB_SLOT_CALLER];
@@ -137,17 +246,17 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
 
     /* A bound notification may have a signal for the receive: slow path. */
     if (!message_fits(mi) || t->bound_notification || (t->blocked_flags & IPCF_FAULT))
-        return false;
+        return;
     /* The caller slot is [t]: only a sender completing t's receive writes
      * it, and t is running, not receiving.  Checked again under [t]. */
     if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
-        return false;
+        return;
     caller = slot->cap.obj;
-    if (caller->priority < t->priority || !may_switch_to(me, caller))
-        return false;
+    if (caller->priority < t->priority || !may_switch_to(c, me, caller))
+        return;
     cap = endpoint_cap(t, RIGHT_READ);
     if (!cap)
-        return false;
+        return;
     ep = cap->obj;
 
     struct object_lock *locks[3] = { &ep->lock, &t->lock, &caller->lock };
@@ -156,13 +265,13 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
         object_locks_release(locks, 3);
-        return false;
+        return;
     }
     /* The reply, as reply_via() gives it. */
     copy_message(t, caller, mi, 0);
     caller->blocked_flags = 0;
     caller->state = TS_RUNNING;
-    reply_clear(slot);
+    reply_clear_fast(slot);
     /* The receive, as endpoint_receive() blocks when no sender waits. */
     t->state = TS_BLOCKED_RECV;
     t->blocked_on = ep;
@@ -171,5 +280,5 @@ bool fastpath_reply_recv(struct core *c, struct tcb *t)
     object_locks_release(locks, 3);
 
     switch_to(c, caller);
-    return true;
+    leave_switched(c);
 }

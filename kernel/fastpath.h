@@ -9,12 +9,13 @@
 
 /*
  * Try the fastpath for the system call of `t`, this core's entry thread,
- * with the kernel lock held (ENTRY_IPC).  True: the call is done and c->current
- * is the partner, with no ready queue touched; the caller only releases the
- * lock, runs the deferred work and returns to c->current.  False: nothing
- * was changed, and the slow path handles the call.
+ * with the kernel lock held (ENTRY_IPC).  When it applies, the call is done
+ * and c->current is the partner, with no ready queue touched; the fastpath
+ * then ends the entry itself (lock release, deferred work, return to user)
+ * and does not return.  When it returns, nothing was changed, and the slow
+ * path handles the call.
  */
-bool fastpath_call(struct core *c, struct tcb *t);
-bool fastpath_reply_recv(struct core *c, struct tcb *t);
+void fastpath_call(struct core *c, struct tcb *t);
+void fastpath_reply_recv(struct core *c, struct tcb *t);
 
 #endif

@@ -43,7 +43,7 @@ void syscall_return(struct tcb *t, enum status s, unsigned nresults)
 }
 
 /* Steps 1-2.  Returns the thread whose entry this is, or NULL if it was taken away. */
-static struct tcb *enter(enum kernel_entry_kind kind, bool is_syscall)
+static ALWAYS_INLINE struct tcb *enter(enum kernel_entry_kind kind, bool is_syscall)
 {
     struct core *c = my_core();
     struct tcb *cur = c->current;
@@ -63,19 +63,7 @@ static _Noreturn void leave(void)
     schedule();
     c->entry_thread = NULL;
     kernel_lock_release();
-    core_run_deferred_work();
-    arch_return_to_user(c->current);
-}
-
-/*
- * Step 5 after the fastpath: it switched to the partner itself and touched
- * no ready queue, so there is nothing for schedule() to decide.
- */
-static _Noreturn void leave_switched(struct core *c)
-{
-    c->entry_thread = NULL;
-    kernel_lock_release();
-    core_run_deferred_work();
+    core_run_deferred_work(c);
     arch_return_to_user(c->current);
 }
 
@@ -256,10 +244,11 @@ _Noreturn void handle_syscall(word_t sysno)
     t = enter(kind, true);
     if (!t)
         leave();
-    if (sysno == SYS_CALL && fastpath_call(c, t))
-        leave_switched(c);
-    if (sysno == SYS_REPLY_RECV && fastpath_reply_recv(c, t))
-        leave_switched(c);
+    /* Each returns only when the fastpath does not apply (kernel/fastpath.h). */
+    if (sysno == SYS_CALL)
+        fastpath_call(c, t);
+    if (sysno == SYS_REPLY_RECV)
+        fastpath_reply_recv(c, t);
     if (sysno >= SYS_DEBUG_PUTS && sysno < SYS_COUNT) {
         handle_debug_syscall(sysno);
         leave();

@@ -26,6 +26,8 @@
 #define likely(x)           __builtin_expect(!!(x), 1)
 #define unlikely(x)         __builtin_expect(!!(x), 0)
 #define UNUSED              __attribute__((unused))
+/* For the few small functions of every kernel entry that GCC would otherwise leave out of line. */
+#define ALWAYS_INLINE       inline __attribute__((always_inline))
 #define CACHE_ALIGNED       __attribute__((aligned(CACHE_LINE_SIZE)))
 #define container_of(p, type, member) ((type *)((char *)(p) - offsetof(type, member)))
 

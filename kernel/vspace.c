@@ -31,41 +31,6 @@ unsigned asid_alloc(void *root)
     return 0;
 }
 
-void *tcb_vspace_root(struct tcb *t, unsigned *asid)
-{
-    const struct cap *c = &t->slots[TCB_SLOT_VSPACE].cap;
-    if (c->type != CAP_VSPACE || c->asid == 0) {
-        *asid = 0;
-        return NULL;
-    }
-    *asid = c->asid;
-    return c->obj;
-}
-
-void vspace_switch_to(struct tcb *t)
-{
-    struct core *c = my_core();
-    unsigned asid;
-    void *root = tcb_vspace_root(t, &asid);
-    word_t paddr = root ? arch_virt_to_phys(root) : 0;
-
-    if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
-        return;
-    if (asid) {
-        word_t *bits = &asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS];
-        word_t me = BIT(arch_core_id() % WORD_BITS);
-        /*
-         * Each core adds only itself; the shootdown reads it under the
-         * exclusive lock, and only the exclusive holder clears it, so a
-         * relaxed look first is exact and spares the locked RMW (a full
-         * barrier) on every switch back to a space this core has loaded.
-         */
-        if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
-            __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
-    }
-    core_defer_vspace_load(paddr, asid);
-}
-
 /* Run `kind` on every core that has loaded asid (this core directly). */
 static void for_loaded_cores(unsigned asid, enum core_request_kind kind, word_t vaddr, bool whole)
 {

@@ -19,6 +19,7 @@
 #include "types.h"
 #include "cap.h"
 #include "tcb.h"
+#include "core.h"
 
 #define ASID_COUNT 1024     /* ASID 0 is never used: it means "none" */
 
@@ -35,11 +36,45 @@ unsigned asid_alloc(void *root);
 
 /* The root of the thread's address space, or NULL (its vspace slot holds no VSpace cap).
  * Either side of the kernel lock: the slot is [w]. */
-void *tcb_vspace_root(struct tcb *t, unsigned *asid);
+static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
+{
+    const struct cap *c = &t->slots[TCB_SLOT_VSPACE].cap;
+    if (c->type != CAP_VSPACE || c->asid == 0) {
+        *asid = 0;
+        return NULL;
+    }
+    *asid = c->asid;
+    return c->obj;
+}
 
-/* Switch this core to the thread's address space (deferred) and note the core in the ASID's set.
- * Caller holds the kernel lock (either side). */
-void vspace_switch_to(struct tcb *t);
+/*
+ * Switch this core, `c`, to the thread's address space (deferred) and note
+ * the core in the ASID's set.  Inline: the IPC fastpath switches spaces on
+ * every call between two of them, and nothing when the space is the same.
+ * Caller holds the kernel lock (either side).
+ */
+static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
+{
+    unsigned asid;
+    void *root = tcb_vspace_root(t, &asid);
+    word_t paddr = root ? arch_virt_to_phys(root) : 0;
+
+    if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
+        return;
+    if (asid) {
+        word_t *bits = &asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS];
+        word_t me = BIT(arch_core_id() % WORD_BITS);
+        /*
+         * Each core adds only itself; the shootdown reads it under the
+         * exclusive lock, and only the exclusive holder clears it, so a
+         * relaxed look first is exact and spares the locked RMW (a full
+         * barrier) on every switch back to a space this core has loaded.
+         */
+        if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
+            __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
+    }
+    core_defer_vspace_load(c, paddr, asid);
+}
 
 /* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores).
  * Caller holds the write side (LOCK=fine) or the big lock. */

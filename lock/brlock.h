@@ -47,7 +47,7 @@ void brlock_init(struct brlock *b, struct brlock_reader *readers, unsigned ncore
  * is brlock_read_unlock(): every IPC entry of `fine` runs them.  The
  * memory-ordering argument is in brlock.c.
  */
-static inline bool brlock_read_trylock(struct brlock *b, unsigned core)
+static LOCK_INLINE bool brlock_read_trylock(struct brlock *b, unsigned core)
 {
     uint32_t *flag = &b->readers[core].active;
 
@@ -77,7 +77,7 @@ static inline bool brlock_read_trylock(struct brlock *b, unsigned core)
 unsigned brlock_read_lock(struct brlock *b, unsigned core, lock_wait_fn hook);
 
 /* Caller (`core`) must hold the read side. */
-static inline void brlock_read_unlock(struct brlock *b, unsigned core)
+static LOCK_INLINE void brlock_read_unlock(struct brlock *b, unsigned core)
 {
     /* Release: pairs with the writer's acquire load of this flag, so our
      * read section happens before the next write section. */

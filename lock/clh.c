@@ -39,10 +39,12 @@
  *   - The release store of 0 in clh_release() pairs with the successor's
  *     acquire load after its spin: the whole critical section happens
  *     before the successor's.
- *   - The spin itself uses relaxed loads and is followed by one acquire
- *     load of the same word (it cannot change back: only the successor ever
- *     writes a node it has adopted), which keeps the DMB out of the loop on
- *     ARM and keeps the pairing visible to ThreadSanitizer.
+ *   - The first look at the predecessor's word is that acquire load; when
+ *     it reads 0 the lock is ours with no second load.  Otherwise the spin
+ *     (clh_wait(), out of line) uses relaxed loads and is followed by one
+ *     acquire load of the same word (it cannot change back: only the
+ *     successor ever writes a node it has adopted), which keeps the DMB out
+ *     of the loop on ARM and keeps the pairing visible to ThreadSanitizer.
  *
  * clh_acquire() and clh_release() are inline in clh.h (they run on every
  * kernel entry); each atomic there names its partner as below.

@@ -56,7 +56,24 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
  * `bkl` variant, and a call layer costs as many instructions as the
  * uncontended lock itself.  The memory-ordering argument is in clh.c.
  */
-static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+/*
+ * The wait for the predecessor, out of line: the call to hook() in the
+ * loop would otherwise make the compiler save every live register of the
+ * caller before the loop, on the uncontended path too.
+ */
+static __attribute__((noinline, cold, unused)) void clh_wait(const struct clh_node *pred, lock_wait_fn hook)
+{
+    /* Relaxed polling of the predecessor's own line. */
+    while (__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0) {
+        cpu_relax();
+        hook();
+    }
+    /* Acquire: pairs with the release store in the predecessor's
+     * clh_release(); it reads the same 0 (see clh.c). */
+    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
+}
+
+static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
 {
     struct clh_core *c = &lock->cores[core];
     struct clh_node *n = c->mine;
@@ -68,22 +85,19 @@ static inline bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_f
      * our 1); acquire pairs with the predecessor's swap (we read its 1). */
     struct clh_node *pred = __atomic_exchange_n(&lock->tail, n, __ATOMIC_ACQ_REL);
 
-    /* Relaxed polling of the predecessor's own line. */
-    while (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_RELAXED) != 0, 0)) {
+    /* Acquire: when it reads 0 it pairs with the release store in the
+     * predecessor's clh_release() (see clh.c); otherwise clh_wait() polls
+     * and ends with the acquire load that does. */
+    if (__builtin_expect(__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE) != 0, 0)) {
         waited = true;
-        cpu_relax();
-        hook();
+        clh_wait(pred, hook);
     }
-    /* Acquire: pairs with the release store in the predecessor's
-     * clh_release(); it reads the same 0 (see clh.c).  On x86 a plain MOV,
-     * which the compiler may merge with the last poll. */
-    (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
     c->pred = pred;
     return waited;
 }
 
 /* Caller (`core`) must hold the lock. */
-static inline void clh_release(struct clh_lock *lock, unsigned core)
+static LOCK_INLINE void clh_release(struct clh_lock *lock, unsigned core)
 {
     struct clh_core *c = &lock->cores[core];
 

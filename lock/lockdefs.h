@@ -41,4 +41,12 @@ _Static_assert(LOCK_MAX_CORES >= 1 && LOCK_MAX_CORES <= 1024,
  */
 typedef void (*lock_wait_fn)(void);
 
+/*
+ * The per-entry fast paths (acquire, release, the read side, the object
+ * locks): always inline.  GCC otherwise leaves some out of line when they
+ * are used twice in a file (the fastpath and the slow path), and a call
+ * layer costs as many instructions as an uncontended CLH acquire.
+ */
+#define LOCK_INLINE inline __attribute__((always_inline))
+
 #endif

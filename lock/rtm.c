@@ -18,61 +18,48 @@
 
 const char *const lock_variant_name = "rtm";
 
-static struct clh_lock bkl;
-static struct clh_core bkl_cores[CLH_CORES_STORAGE(LOCK_MAX_CORES)];
+/* The fallback lock and the RTM flag are read by the inline acquire and release in
+ * lock/variant/rtm/lock_config.h. */
+struct clh_lock rtm_fallback_lock;
+static struct clh_core fallback_cores[CLH_CORES_STORAGE(LOCK_MAX_CORES)];
 static struct rtm_core rtm_cores[LOCK_MAX_CORES];
 
 /* Written once on the boot core before other cores run; read-only after. */
-static bool rtm_on;
+bool rtm_on;
 
 void kernel_lock_init(unsigned ncores)
 {
     if (ncores == 0 || ncores > LOCK_MAX_CORES) {
         lock_panic("kernel_lock_init: core count outside 1..LOCK_MAX_CORES");
     }
-    clh_init(&bkl, bkl_cores, ncores);
+    clh_init(&rtm_fallback_lock, fallback_cores, ncores);
     for (unsigned i = 0; i < ncores; i++) {
         rtm_cores[i].skip = 0;
     }
     rtm_on = lock_rtm_probe();
 }
 
-void kernel_lock_acquire(enum kernel_entry_kind kind)
+void rtm_kernel_lock_acquire(unsigned core, uint64_t t0)
 {
-    unsigned core = lock_env_core_id();
-    uint64_t t0 = lockstats_now();
-
-    (void)kind;
-    if (!rtm_on) {
-        bool waited = clh_acquire(&bkl, core, kernel_lock_wait_hook);
-        lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
-        return;
-    }
     /*
      * Inside a transaction the statistics below are transactional too: an
      * aborted attempt leaves no acquisition behind, while the abort
      * counters, written after the abort, persist.
      */
-    if (rtm_elide_acquire(&bkl, &rtm_cores[core], core, kernel_lock_wait_hook, lockstats_of(core))) {
+    if (rtm_elide_acquire(&rtm_fallback_lock, &rtm_cores[core], core, kernel_lock_wait_hook,
+                          lockstats_of(core))) {
         lockstats_acquired(core, t0, false, RTM_BEGIN_BARRIERS);
     } else {
         lockstats_acquired(core, t0, false, CLH_ACQUIRE_BARRIERS);
     }
 }
 
-void kernel_lock_release(void)
+void rtm_kernel_lock_release(unsigned core)
 {
-    unsigned core = lock_env_core_id();
-
-    if (!rtm_on) {
-        lockstats_released(core, CLH_RELEASE_BARRIERS);
-        clh_release(&bkl, core);
-        return;
-    }
     /* Measured before XEND, so the hold time of a committed section is
      * counted inside it and commits with it. */
     lockstats_released(core, rtm_test() ? RTM_COMMIT_BARRIERS : CLH_RELEASE_BARRIERS);
-    if (rtm_elide_release(&bkl, core)) {
+    if (rtm_elide_release(&rtm_fallback_lock, core)) {
         struct lock_stats *st = lockstats_of(core);
         if (st != NULL) {
             st->rtm_commits++;

@@ -102,7 +102,7 @@ static inline bool rtm_worth_retrying(unsigned status)
  * to the caller and beyond: an abort rolls memory, the stack included, back
  * to the XBEGIN here.
  */
-static inline bool rtm_elide_acquire(struct clh_lock *lock, struct rtm_core *rc, unsigned core,
+static LOCK_INLINE bool rtm_elide_acquire(struct clh_lock *lock, struct rtm_core *rc, unsigned core,
                                      lock_wait_fn hook, struct lock_stats *st)
 {
     unsigned attempts = 0;
@@ -147,7 +147,7 @@ static inline bool rtm_elide_acquire(struct clh_lock *lock, struct rtm_core *rc,
 }
 
 /* Leave the section entered by rtm_elide_acquire(); returns true if it committed. */
-static inline bool rtm_elide_release(struct clh_lock *lock, unsigned core)
+static LOCK_INLINE bool rtm_elide_release(struct clh_lock *lock, unsigned core)
 {
     if (rtm_test()) {
         rtm_end();

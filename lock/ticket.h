@@ -28,8 +28,10 @@
  *   - The holder's critical section is published by the release store to
  *     owner in ticket_release(); the next holder's acquire load of owner in
  *     ticket_acquire() pairs with it.
- *   - The wait loop polls owner with relaxed loads and then performs one
- *     acquire load of the same word.  Once owner equals our ticket only we
+ *   - The first look at owner is that acquire load: uncontended, the lock
+ *     is taken with no second load.  Otherwise the wait loop
+ *     (ticket_wait(), out of line) polls owner with relaxed loads and then
+ *     performs one acquire load of the same word.  Once owner equals our ticket only we
  *     can change it, so that load returns the same value; it exists for its
  *     ordering.  This keeps the DMB out of the polling loop on ARM and keeps
  *     the pairing visible to ThreadSanitizer (which does not model fences).
@@ -67,27 +69,43 @@ static inline void ticket_init(struct ticket_lock *t)
     __atomic_store_n(&t->owner, 0, __ATOMIC_RELAXED);
 }
 
-/* Take the lock, calling hook() while waiting.  Returns whether it waited. */
-static inline bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
+/*
+ * The wait for ticket `me`, out of line: the call to hook() in the loop
+ * would otherwise make the compiler save every live register of the caller
+ * before the loop, on the uncontended path too.
+ */
+static __attribute__((noinline, cold, unused)) void ticket_wait(struct ticket_lock *t, uint32_t me,
+                                                                 lock_wait_fn hook)
 {
-    /* Relaxed: the ticket only needs to be unique; see the header comment. */
-    uint32_t me = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
-    bool waited = false;
-
-    /* Relaxed polling; the acquire load below supplies the ordering. */
+    /* Relaxed polling; the acquire load after it supplies the ordering. */
     while (__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me) {
-        waited = true;
         cpu_relax();
         hook();
     }
     /* Acquire: pairs with the release store in the previous holder's
      * ticket_release(), so its critical section happens before ours. */
     (void)__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE);
+}
+
+/* Take the lock, calling hook() while waiting.  Returns whether it waited. */
+static LOCK_INLINE bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
+{
+    /* Relaxed: the ticket only needs to be unique; see the header comment. */
+    uint32_t me = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
+    bool waited = false;
+
+    /* Acquire: when it reads our ticket it pairs with the release store in
+     * the previous holder's ticket_release(), so its critical section
+     * happens before ours; otherwise ticket_wait() ends with one that does. */
+    if (__builtin_expect(__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != me, 0)) {
+        waited = true;
+        ticket_wait(t, me, hook);
+    }
     return waited;
 }
 
 /* Caller must hold t. */
-static inline void ticket_release(struct ticket_lock *t)
+static LOCK_INLINE void ticket_release(struct ticket_lock *t)
 {
     /* Relaxed: only the holder writes owner, so it reads its own last store. */
     uint32_t o = __atomic_load_n(&t->owner, __ATOMIC_RELAXED);

@@ -120,3 +120,26 @@ def test_shared_clock_note_and_per_core_time():
     assert "QEMU ran the cores one after another" in text
     assert "no fit" not in text
     assert "QEMU ran the cores" not in summary.report([mcpingpong("bkl", 0, 1, 5.0)])
+
+
+def cross(lock, length, call, reply_recv, arch="x86_64"):
+    r = pingpong(lock, call, reply_recv, unit="instructions")
+    r["env"]["arch"] = arch
+    r["config"] = {"same_space": False, "length": length}
+    return r
+
+
+def test_ipc_targets_from_icount_figures():
+    records = [cross("none", 0, 190, 180), cross("none", 4, 206, 196),
+               cross("bkl", 0, 200, 190), cross("rtm", 0, 205, 195), cross("fine", 0, 250, 240),
+               pingpong("none", 10, 10),            # cycles, same_space unknown: left out
+               cross("none", 0, 400, 400, arch="arm-imx6")]
+    rows = {(arch, what.split(" (")[0]): (value, target) for arch, what, value, target in
+            summary.ipc_target_rows(records)}
+    assert rows[("x86_64", "none call, one way")] == (190, "<= 200 ok")
+    assert rows[("x86_64", "per extra message register")] == (4, "<= 4 ok")
+    assert rows[("x86_64", "bkl lock per kernel entry")] == (10, "<= 15 ok")
+    assert rows[("x86_64", "rtm lock per kernel entry")] == (15, "<= 15 ok")      # bkl + 5
+    assert rows[("x86_64", "fine lock per kernel entry")] == (60, "<= 40 MISSED")
+    assert rows[("arm-imx6", "none reply_recv, one way")] == (400, "<= 200 MISSED")
+    assert "fine lock per kernel entry (round trip 1.324 x none)" in summary.ipc_target_table(records)

@@ -6,6 +6,9 @@ above 1 always means slower), with the spread over repeated boots as the
 smallest and largest ratio any pair of boots gives.  Beside it the targets:
 bkl <= 1.03 x none and fine <= 1.20 x none on single-core ping-pong, and
 the seL4 Haswell reference of 775 (Call) and 646 (ReplyRecv) cycles one way.
+With -icount figures, issue 11's targets for the IPC path: one-way Call and
+ReplyRecv of `none`, the cost of an extra message register, and each lock's
+cost per kernel entry with its ratio to `none`.
 Then the "going further" part: the queueing model's fit of the mcpingpong
 figures (tools/model.py) and the lock hold time measured by `lockstats`.
 
@@ -295,12 +298,83 @@ def shared_clock_note(records) -> str:
             "this fit describes the emulator, not how the lock scales on hardware.")
 
 
+# Issue 11's targets for the IPC path, in instructions (-icount), single core, cross space.
+IPC_ONE_WAY_TARGET = 200            # none, length 0: Call and ReplyRecv each
+IPC_PER_MR_TARGET = 4               # each extra message register, one way
+IPC_LOCK_PER_ENTRY_TARGET = {"bkl": 15, "fine": 40}   # rtm: no more than bkl + 5
+IPC_RTM_OVER_BKL = 5
+
+
+def _ipc_medians(records) -> dict:
+    """{(arch, lock, length): {figure: median}} of single-core cross-space ping-pong in instructions."""
+    out: dict = {}
+    for r in rec.benches(records, "pingpong"):
+        env = r.get("env", {})
+        if (r.get("unit") != "instructions" or env.get("cpus", 1) != 1 or r.get("lockstats") is True
+                or rec.field(r, "same_space") is not False):
+            continue
+        key = (env.get("arch", "?"), env.get("lock", "?"), int(rec.field(r, "length", 0)))
+        for figure in ("call", "reply_recv", "round_trip"):
+            out.setdefault(key, {}).setdefault(figure, []).append(float(r[figure]["median"]))
+    return {k: {f: statistics.median(v) for f, v in figs.items()} for k, figs in out.items()}
+
+
+def _verdict(value: float, target: float) -> str:
+    return f"<= {target:g} {'ok' if value <= target else 'MISSED'}"
+
+
+def ipc_target_rows(records) -> list[tuple[str, str, float, str]]:
+    """(arch, what, figure, target) for issue 11's targets, from the figures at hand.
+
+    One-way Call and ReplyRecv of `none` at length 0; the cost of each extra
+    message register ((length 4 - length 0) / 4, one way); the lock's cost per
+    kernel entry ((round trip - none's) / 2: a round trip is two entries) and
+    its round trip as a ratio to none's."""
+    med = _ipc_medians(records)
+    rows = []
+    for arch in sorted({k[0] for k in med}):
+        base = med.get((arch, BASELINE, 0))
+        if base is None:
+            continue
+        rows.append((arch, "none call, one way", base["call"], _verdict(base["call"], IPC_ONE_WAY_TARGET)))
+        rows.append((arch, "none reply_recv, one way", base["reply_recv"],
+                     _verdict(base["reply_recv"], IPC_ONE_WAY_TARGET)))
+        long = med.get((arch, BASELINE, 4))
+        if long is not None:
+            per_mr = max((long["call"] - base["call"]) / 4, (long["reply_recv"] - base["reply_recv"]) / 4)
+            rows.append((arch, "per extra message register", per_mr, _verdict(per_mr, IPC_PER_MR_TARGET)))
+        per_entry = {}
+        for lock in ("bkl", "rtm", "fine"):
+            figs = med.get((arch, lock, 0))
+            if figs is None:
+                continue
+            per_entry[lock] = (figs["round_trip"] - base["round_trip"]) / 2
+            target = (per_entry["bkl"] + IPC_RTM_OVER_BKL if lock == "rtm" and "bkl" in per_entry
+                      else IPC_LOCK_PER_ENTRY_TARGET.get(lock))
+            ratio_text = f"round trip {figs['round_trip'] / base['round_trip']:.3f} x none"
+            rows.append((arch, f"{lock} lock per kernel entry ({ratio_text})", per_entry[lock],
+                         _verdict(per_entry[lock], target) if target is not None else ""))
+    return rows
+
+
+def ipc_target_table(records) -> str:
+    rows = ipc_target_rows(records)
+    if not rows:
+        return ""
+    lines = ["== IPC path targets (issue 11; instructions, single core, cross space) =="]
+    lines += [f"{arch:<9} {what:<52} {value:>8.1f}  {target}" for arch, what, value, target in rows]
+    return "\n".join(lines)
+
+
 def report(records, hz: float | None = None) -> str:
     parts = ["== overhead over 'none' (ratio of medians; min-max over boots) ==",
              overhead_table(records)]
     reference = reference_table(records)
     if reference:
         parts.append(reference)
+    targets = ipc_target_table(records)
+    if targets:
+        parts.append(targets)
     parts += ["== going further ==", model_report(records, hz=hz)]
     note = shared_clock_note(records)
     if note:

@@ -1,9 +1,6 @@
 /*
- * Thread contexts (arm-imx6): the ABI register mapping (docs/arm-imx6.md),
- * the idle and fresh user contexts, and the way back to user mode.
- *
- *   r7   syscall number in, status out       r0   cptr in, badge out
- *   r1   message info                        r2..r5  MR0..MR3
+ * Thread contexts (arm-imx6): the idle and fresh user contexts, and the way
+ * back to user mode.  The ABI register mapping is <arch/abi_regs.h>.
  */
 #include <arch/imx6.h>
 #include <tcb.h>
@@ -12,34 +9,6 @@
 #define CPSR_USER_FLAGS 0xF80F0000u
 #define CPSR_USER       (MODE_USR | PSR_F)          /* ARM state, IRQs on; FIQs are never used */
 #define CPSR_IDLE       (MODE_SYS | PSR_F | PSR_A)  /* kernel mode (System), IRQs on */
-
-static word_t *reg_slot(struct arch_context *ctx, enum abi_reg reg)
-{
-    switch (reg) {
-    case ABI_SYSNO:
-    case ABI_STATUS:  return &ctx->r[7];
-    case ABI_CPTR:
-    case ABI_BADGE:   return &ctx->r[0];
-    case ABI_MSGINFO: return &ctx->r[1];
-    case ABI_MR0:     return &ctx->r[2];
-    case ABI_MR1:     return &ctx->r[3];
-    case ABI_MR2:     return &ctx->r[4];
-    case ABI_MR3:     return &ctx->r[5];
-    case ABI_IP:      return &ctx->pc;
-    case ABI_SP:      return &ctx->sp;
-    }
-    return &ctx->r[12];     /* not reached: every enum value is listed */
-}
-
-word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg)
-{
-    return *reg_slot((struct arch_context *)ctx, reg);
-}
-
-void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value)
-{
-    *reg_slot(ctx, reg) = value;
-}
 
 /* SVC is 4 bytes in ARM state, and the saved pc is the instruction after it. */
 void arch_context_restart_syscall(struct arch_context *ctx)

@@ -1,6 +1,6 @@
 /*
- * Thread contexts: the ABI register mapping (docs/x86_64.md), the idle
- * context, SYSCALL set-up, and the way back to user mode.
+ * Thread contexts: the idle context, SYSCALL set-up, and the way back to
+ * user mode.  The ABI register mapping (docs/x86_64.md) is <arch/abi_regs.h>.
  */
 #include <abi/faults.h>
 #include <arch/cpu.h>
@@ -104,43 +104,6 @@ void arch_context_init_user(struct arch_context *ctx)
     ctx->regs[CTX_CS] = SEL_USER_CS;
     ctx->regs[CTX_RFLAGS] = RFLAGS_FIXED | RFLAGS_IF;
     ctx->regs[CTX_SS] = SEL_USER_SS;
-}
-
-static unsigned abi_slot(enum abi_reg reg)
-{
-    switch (reg) {
-    case ABI_SYSNO:
-    case ABI_STATUS:
-        return CTX_RAX;
-    case ABI_CPTR:
-    case ABI_BADGE:
-        return CTX_RDI;
-    case ABI_MSGINFO:
-        return CTX_RSI;
-    case ABI_MR0:
-        return CTX_R10;
-    case ABI_MR1:
-        return CTX_R8;
-    case ABI_MR2:
-        return CTX_R9;
-    case ABI_MR3:
-        return CTX_R15;
-    case ABI_IP:
-        return CTX_RIP;
-    case ABI_SP:
-        return CTX_RSP;
-    }
-    return CTX_RAX;     /* not reached: every enum value is listed */
-}
-
-word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg reg)
-{
-    return ctx->regs[abi_slot(reg)];
-}
-
-void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value)
-{
-    ctx->regs[abi_slot(reg)] = value;
 }
 
 /* SYSCALL is two bytes (0f 05); RCX/R11 need not be kept, so SYSRET still works. */

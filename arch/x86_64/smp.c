@@ -5,6 +5,7 @@
  */
 #include <arch/cpu.h>
 #include <arch/x86.h>
+#include <core.h>
 
 #define TRAMPOLINE_PADDR    0x8000
 #define AP_START_TIMEOUT_MS 10000   /* generous: TCG runs many vCPUs on few, maybe busy, host cores,
@@ -43,6 +44,7 @@ void smp_init_boot_core(void)
     for (unsigned i = 0; i < NCPUS; i++) {
         x86_cores[i].self = &x86_cores[i];
         x86_cores[i].core_id = i;
+        x86_cores[i].kernel_core = &cores[i];
         x86_cores[i].kernel_stack_top = (word_t)&x86_kernel_stacks[i][KERNEL_STACK_SIZE];
     }
     x86_cores[0].online = 1;

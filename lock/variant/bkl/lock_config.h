@@ -21,7 +21,7 @@
 /* The big kernel lock; defined in lock/bkl.c. */
 extern struct clh_lock bkl_lock;
 
-static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
+static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     unsigned core = lock_env_core_id();
     uint64_t t0 = lockstats_now();
@@ -31,7 +31,7 @@ static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
     lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
 }
 
-static inline void kernel_lock_release(void)
+static LOCK_INLINE void kernel_lock_release(void)
 {
     unsigned core = lock_env_core_id();
 

@@ -62,7 +62,7 @@ void fine_release_write(unsigned core);
 void fine_debug_note_acquire(unsigned core, const struct object_lock *l);
 void fine_debug_note_release(unsigned core, const struct object_lock *l);
 
-static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
+static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     unsigned core = lock_env_core_id();
     uint64_t t0 = lockstats_now();
@@ -78,7 +78,7 @@ static inline void kernel_lock_acquire(enum kernel_entry_kind kind)
     fine_acquire_slow(kind, core, t0);
 }
 
-static inline void kernel_lock_release(void)
+static LOCK_INLINE void kernel_lock_release(void)
 {
     unsigned core = lock_env_core_id();
     struct fine_core *fc = &fine_cores[core];
@@ -96,7 +96,7 @@ static inline void kernel_lock_release(void)
 }
 
 /* Order *lo, *hi: compiles to a compare and two CMOVs, no branch. */
-static inline void fine_compare_exchange(uintptr_t *lo, uintptr_t *hi)
+static LOCK_INLINE void fine_compare_exchange(uintptr_t *lo, uintptr_t *hi)
 {
     uintptr_t a = *lo, b = *hi;
 
@@ -105,13 +105,13 @@ static inline void fine_compare_exchange(uintptr_t *lo, uintptr_t *hi)
 }
 
 /* Sort key of locks[i]: its address; NULL and unused entries sort last. */
-static inline uintptr_t fine_key(struct object_lock *const *locks, unsigned n, unsigned i)
+static LOCK_INLINE uintptr_t fine_key(struct object_lock *const *locks, unsigned n, unsigned i)
 {
     return i < n && locks[i] != NULL ? (uintptr_t)locks[i] : UINTPTR_MAX;
 }
 
 /* Take the lock at `key` unless it is absent or the one just taken; returns 1 if taken. */
-static inline unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
+static LOCK_INLINE unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
 {
     struct object_lock *l = (struct object_lock *)key;
 
@@ -134,7 +134,7 @@ static inline unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
  * (those that compare with an unused entry fold away), and a lock passed
  * twice is equal to its neighbour and taken once.
  */
-static inline void object_locks_acquire(struct object_lock *const *locks, unsigned n)
+static LOCK_INLINE void object_locks_acquire(struct object_lock *const *locks, unsigned n)
 {
     _Static_assert(OBJECT_LOCKS_MAX == 4, "the sorting network below is for four keys");
     if (n > OBJECT_LOCKS_MAX) {
@@ -156,7 +156,7 @@ static inline void object_locks_acquire(struct object_lock *const *locks, unsign
 }
 
 /* Release locks[i] unless it is NULL or repeats an earlier entry; returns 1 if released. */
-static inline unsigned fine_give(unsigned core, struct object_lock *const *locks, unsigned n, unsigned i)
+static LOCK_INLINE unsigned fine_give(unsigned core, struct object_lock *const *locks, unsigned n, unsigned i)
 {
     struct object_lock *l = i < n ? locks[i] : NULL;
 
@@ -172,7 +172,7 @@ static inline unsigned fine_give(unsigned core, struct object_lock *const *locks
 }
 
 /* Release order does not matter, so no sort: only NULLs and repeats are skipped. */
-static inline void object_locks_release(struct object_lock *const *locks, unsigned n)
+static LOCK_INLINE void object_locks_release(struct object_lock *const *locks, unsigned n)
 {
     if (n > OBJECT_LOCKS_MAX) {
         lock_panic("object locks: more than OBJECT_LOCKS_MAX in one call");

@@ -1,20 +1,56 @@
 /*
- * Variant `rtm`: the big lock elided with RTM (lock/rtm.c).  Acquire and
- * release stay functions there: they choose between a transaction and the
- * CLH fallback.  Per-object locks do nothing: struct object_lock holds only
- * a placeholder byte (C11 forbids empty structs) and the object-lock
- * operations are empty inline functions.  Included by lock/lock.h via
- * -Ilock/variant/rtm.
+ * Variant `rtm`: the big lock elided with RTM (lock/rtm.c).  Where RTM
+ * works, acquire and release call the elision in rtm.c (a transaction costs
+ * far more than a call).  Where it does not (no TSX: every AMD host, QEMU
+ * TCG), every entry takes the CLH fallback, so that path is inline here,
+ * the same code as `bkl` behind one test of a flag written once at boot.
+ * Per-object locks do nothing: struct object_lock holds only a placeholder
+ * byte (C11 forbids empty structs) and the object-lock operations are empty
+ * inline functions.  Included by lock/lock.h via -Ilock/variant/rtm.
  */
 #ifndef LOCK_CONFIG_H
 #define LOCK_CONFIG_H
 
 #define LOCK_VARIANT LOCK_RTM
 
+#include "clh.h"
+#include "lockstats.h"
 #include "no_object_locks.h"
 
-void kernel_lock_acquire(enum kernel_entry_kind kind);
-void kernel_lock_release(void);
+/* lock/rtm.c: the fallback lock, and whether RTM works (written once at boot, before other cores run). */
+extern struct clh_lock rtm_fallback_lock;
+extern bool rtm_on;
+
+/* lock/rtm.c: the elided acquire and release, when rtm_on. */
+void rtm_kernel_lock_acquire(unsigned core, uint64_t t0);
+void rtm_kernel_lock_release(unsigned core);
+
+static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
+{
+    unsigned core = lock_env_core_id();
+    uint64_t t0 = lockstats_now();
+
+    (void)kind;
+    if (rtm_on) {
+        rtm_kernel_lock_acquire(core, t0);
+        return;
+    }
+    bool waited = clh_acquire(&rtm_fallback_lock, core, kernel_lock_wait_hook);
+    lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
+}
+
+static LOCK_INLINE void kernel_lock_release(void)
+{
+    unsigned core = lock_env_core_id();
+
+    if (rtm_on) {
+        rtm_kernel_lock_release(core);
+        return;
+    }
+    lockstats_released(core, CLH_RELEASE_BARRIERS);
+    clh_release(&rtm_fallback_lock, core);
+}
+
 void kernel_lock_require_exclusive(void);
 bool lock_rtm_active(void);
 

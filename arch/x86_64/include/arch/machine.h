@@ -86,8 +86,12 @@ struct arch_context {
 static inline unsigned arch_core_id(void)
 {
     unsigned id;
-    /* GS base points at this core's struct x86_core while in the kernel. */
-    __asm__ volatile("movl %%gs:%c1, %0" : "=r"(id) : "i"(PERCORE_CORE_ID));
+    /*
+     * GS base points at this core's struct x86_core while in the kernel,
+     * and a kernel entry never changes cores: the value is constant, so the
+     * read is not volatile and the compiler may reuse it within a function.
+     */
+    __asm__("movl %%gs:%c1, %0" : "=r"(id) : "i"(PERCORE_CORE_ID));
     return id;
 }
 

@@ -16,6 +16,8 @@
 #include <stdint.h>
 #include <arch/machine.h>
 
+struct core;
+
 /* The 64-bit task state segment: RSP0 for entries from user mode, the IST stacks. */
 struct tss {
     uint32_t reserved0;
@@ -46,6 +48,7 @@ struct x86_core {
     /* Exception fixup (rtm_probe.c): a kernel-mode exception resumes at fixup_rip when set. */
     word_t fixup_rip;                   /* PERCORE_FIXUP_RIP */
     word_t fixup_vector;                /* PERCORE_FIXUP_VECTOR: the vector that was caught */
+    struct core *kernel_core;           /* PERCORE_KERNEL_CORE: &cores[core_id] (<arch/this_core.h>) */
     volatile uint32_t ipi_received;     /* boot IPI round: IPIs this core took */
     uint32_t online;
     struct tss tss;
@@ -54,6 +57,7 @@ struct x86_core {
 
 #define PERCORE_FIXUP_RIP       40
 #define PERCORE_FIXUP_VECTOR    48
+#define PERCORE_KERNEL_CORE     56
 
 _Static_assert(offsetof(struct x86_core, self) == PERCORE_SELF, "entry code offset");
 _Static_assert(offsetof(struct x86_core, current) == PERCORE_CONTEXT, "entry code offset");
@@ -62,6 +66,7 @@ _Static_assert(offsetof(struct x86_core, user_rsp) == PERCORE_USER_RSP, "entry c
 _Static_assert(offsetof(struct x86_core, core_id) == PERCORE_CORE_ID, "arch_core_id() offset");
 _Static_assert(offsetof(struct x86_core, fixup_rip) == PERCORE_FIXUP_RIP, "fixup offset");
 _Static_assert(offsetof(struct x86_core, fixup_vector) == PERCORE_FIXUP_VECTOR, "fixup offset");
+_Static_assert(offsetof(struct x86_core, kernel_core) == PERCORE_KERNEL_CORE, "<arch/this_core.h> offset");
 _Static_assert(sizeof(struct x86_core) % CACHE_LINE_SIZE == 0,
                "per-core data fills whole cache lines, so cores never share one");
 
