@@ -160,11 +160,11 @@ qemu: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 debug: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN) --gdb
 
-# Per-function instruction profile of the windows a benchmark marks (tools/profile.py),
+# Per-function instruction profile of the windows a benchmark marks (tools/insn_profile.py),
 # on one CPU unless CPUS is given; the JSON goes beside the kernel.
 PROFILE_CPUS := $(if $(filter command line,$(origin CPUS)),$(CPUS),1)
 profile: $(KERNEL_ELF)
-	@$(PYTHON) tools/profile.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) --cpus $(PROFILE_CPUS) \
+	@$(PYTHON) tools/insn_profile.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) --cpus $(PROFILE_CPUS) \
 	    $(if $(filter 1,$(UNSAFE)),--unsafe) --cmdline "app=$(APP) $(ARGS)" --json $(BUILD)/profile-$(APP).json
 
 # The main job: a short comparison of every variant (tools/sweep.py), then the

@@ -1,4 +1,4 @@
-"""tools/profile.py: a per-function instruction profile of a benchmark's marked windows.
+"""tools/insn_profile.py: a per-function instruction profile of a benchmark's marked windows.
 
 The host-side tests feed the trace parser and the symbol mapping made-up input with a known
 answer.  The QEMU test profiles pingpong for real and holds the result to two independent facts:
@@ -12,7 +12,7 @@ from collections import Counter
 import pytest
 
 from conftest import build
-import profile as prof
+import insn_profile as prof
 
 SYMBOLS = prof.SymbolTable([
     prof.Symbol(0x1000, "alpha", "user"),
@@ -98,7 +98,7 @@ def pingpong_profile(tmp_path_factory):
     out = tmp_path_factory.mktemp("profile") / "profile.json"
     status = prof.main(["--arch", "x86_64", "--lock", "none", "--image", str(build_dir / "kernel.elf"),
                         "--cmdline", f"app=pingpong runs=1 iters={ITERS}", "--json", str(out)])
-    assert out.exists(), f"profile.py exited {status} without writing its JSON"
+    assert out.exists(), f"insn_profile.py exited {status} without writing its JSON"
     return status, json.loads(out.read_text())
 
 
@@ -134,7 +134,7 @@ def arm_pingpong_profile(tmp_path_factory):
     out = tmp_path_factory.mktemp("profile-arm") / "profile.json"
     status = prof.main(["--arch", "arm-imx6", "--lock", "none", "--image", str(build_dir / "kernel.elf"),
                         "--cmdline", f"app=pingpong runs=1 iters={ITERS}", "--json", str(out)])
-    assert out.exists(), f"profile.py exited {status} without writing its JSON"
+    assert out.exists(), f"insn_profile.py exited {status} without writing its JSON"
     return status, json.loads(out.read_text())
 
 

@@ -23,7 +23,7 @@ Every PC is mapped to the function that contains it, from the symbol tables
 of the kernel ELF and the root task ELF (nm).  The result is printed as a
 table and written as JSON:
 
-    python3 tools/profile.py --arch x86_64 --lock none --image build/x86_64-none-nodebug/kernel.elf \\
+    python3 tools/insn_profile.py --arch x86_64 --lock none --image build/x86_64-none-nodebug/kernel.elf \\
         --cmdline "app=pingpong runs=1 iters=20" --json profile.json
 """
 from __future__ import annotations
