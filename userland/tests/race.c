@@ -72,6 +72,15 @@ word_t race_core(word_t party)
     return party % ncores();
 }
 
+void race_fail(struct race_failure *f, word_t line, word_t value)
+{
+    word_t none = 0;
+    /* Relaxed: the root thread reads it after the party's release of its done flag. */
+    if (__atomic_compare_exchange_n(&f->line, &none, line, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED))
+        f->value = value;
+}
+
 bool race_cap_gone(word_t status)
 {
     return status == E_FAILED_LOOKUP || status == E_INVALID_CAPABILITY;

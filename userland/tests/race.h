@@ -8,6 +8,7 @@
  *   race_jitter    spin a pseudo-random number of iterations before acting
  *   race_rounds    rounds per race: the `race_rounds=` argument, else a default
  *   race_core      the core of party i: parties spread over the cores online
+ *   race_fail      record the first failure a party saw, for the root thread to report
  *
  * Every wait is bounded: a party that never comes is a failure with a
  * message, never a hang.  With one core online every party runs on core 0;
@@ -37,6 +38,17 @@ void race_jitter(uint32_t *state, word_t max);
 
 word_t race_rounds(word_t dflt);
 word_t race_core(word_t party);
+
+/*
+ * The first failure a party saw: where, and the value that was wrong.
+ * Parties record; the root thread reports it after the round.
+ */
+struct race_failure {
+    volatile word_t line;           /* 0: none yet */
+    volatile word_t value;
+};
+
+void race_fail(struct race_failure *f, word_t line, word_t value);
 
 /* Statuses a call on a slot whose object was just deleted may return. */
 bool race_cap_gone(word_t status);

@@ -35,17 +35,8 @@ static struct delete_race {
     volatile word_t done[PARTIES];
     volatile word_t ok[PARTIES];    /* calls of each party that returned E_OK */
     volatile word_t got_sends, got_calls;
-    volatile word_t failure;
-    volatile word_t failure_value;
+    struct race_failure failure;
 } dr;
-
-static void del_fail(word_t line, word_t value)
-{
-    word_t none = 0;
-    if (__atomic_compare_exchange_n(&dr.failure, &none, line, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
-        dr.failure_value = value;
-}
 
 /* Whether a party goes on after status st; records a failure for a status no order allows. */
 static bool del_go_on(word_t line, word_t st, bool may_block)
@@ -53,7 +44,7 @@ static bool del_go_on(word_t line, word_t st, bool may_block)
     if (st == E_OK || (may_block && st == E_WOULD_BLOCK))
         return true;
     if (!race_cap_gone(st))
-        del_fail(line, st);
+        race_fail(&dr.failure, line, st);
     return false;
 }
 
@@ -75,7 +66,7 @@ static void ep_party(word_t p, uint32_t *rng)
                 break;
             if (m.badge == SENDER_BADGE) {
                 if (m.mr[0] != dr.got_sends)
-                    del_fail(__LINE__, m.mr[0]);
+                    race_fail(&dr.failure, __LINE__, m.mr[0]);
                 dr.got_sends++;
             } else if (m.badge == CALLER_BADGE) {
                 dr.got_calls++;
@@ -83,14 +74,14 @@ static void ep_party(word_t p, uint32_t *rng)
                 m.mr[0] = m.mr[0] + 1;
                 sys_reply(&m);
             } else {
-                del_fail(__LINE__, m.badge);
+                race_fail(&dr.failure, __LINE__, m.badge);
             }
             break;
         default:
             m = (struct msg){ .info = msginfo_new(0, 0, 0, 1), .mr = { i } };
             st = sys_call(ep, &m);
             if (st == E_OK && m.mr[0] != i + 1)
-                del_fail(__LINE__, m.mr[0]);
+                race_fail(&dr.failure, __LINE__, m.mr[0]);
             break;
         }
         if (!del_go_on(__LINE__, st, false))
@@ -116,7 +107,7 @@ static void ntfn_party(word_t p, uint32_t *rng)
             break;
         }
         if (st == E_OK && word != SENDER_BADGE)
-            del_fail(__LINE__, word);
+            race_fail(&dr.failure, __LINE__, word);
         if (!del_go_on(__LINE__, st, p == 2))
             return;
         if (st == E_OK)
@@ -129,7 +120,7 @@ static void del_party(void *arg)
     word_t p = (word_t)arg;
     for (;;) {
         if (!race_barrier_wait(&dr.start)) {
-            del_fail(__LINE__, p);
+            race_fail(&dr.failure, __LINE__, p);
             return;
         }
         word_t round = dr.round;
@@ -181,9 +172,9 @@ TEST(race_delete_endpoint_and_notification)
                           "deletion", (unsigned long)round, (unsigned long)p);
             CHECK(!test_failed());
         }
-        if (dr.failure)
-            test_fail(__FILE__, (int)dr.failure, "round %lu: status, badge or word %lu",
-                      (unsigned long)round, (unsigned long)dr.failure_value);
+        if (dr.failure.line)
+            test_fail(__FILE__, (int)dr.failure.line, "round %lu: status, badge or word %lu",
+                      (unsigned long)round, (unsigned long)dr.failure.value);
         CHECK(!test_failed());
         if (round % 2 == 0) {
             CHECK_EQ(dr.got_sends, dr.ok[0]);

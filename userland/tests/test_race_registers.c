@@ -28,17 +28,8 @@ static struct regs_race {
     volatile word_t progress[2];    /* loop counts of the incarnations, by tag parity */
     volatile word_t reader_done;
     volatile word_t writer_done;
-    volatile word_t failure;        /* first failure: a line number, 0 if none */
-    volatile word_t failure_value;
+    struct race_failure failure;
 } rr;
-
-static void regs_fail(word_t line, word_t value)
-{
-    word_t none = 0;
-    if (__atomic_compare_exchange_n(&rr.failure, &none, line, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
-        rr.failure_value = value;
-}
 
 static void regs_target(void *arg)
 {
@@ -66,7 +57,7 @@ static void regs_writer(void *arg)
     (void)arg;
     for (word_t done = 0;; done++) {
         if (!race_barrier_wait(&rr.start)) {
-            regs_fail(__LINE__, done);
+            race_fail(&rr.failure, __LINE__, done);
             return;
         }
         word_t round = rr.round;
@@ -75,7 +66,7 @@ static void regs_writer(void *arg)
         word_t st = thread_restart_at(rr.target, (word_t)_thread_start, rr.target->stack_top,
                                       regs_target, (void *)(round + 1));
         if (st != E_OK)
-            regs_fail(__LINE__, st);
+            race_fail(&rr.failure, __LINE__, st);
         __atomic_store_n(&rr.writer_done, round + 1, __ATOMIC_RELEASE);
     }
 }
@@ -85,7 +76,7 @@ static void regs_reader(void *arg)
     (void)arg;
     for (word_t done = 0;; done++) {
         if (!race_barrier_wait(&rr.start)) {
-            regs_fail(__LINE__, done);
+            race_fail(&rr.failure, __LINE__, done);
             return;
         }
         word_t round = rr.round;
@@ -95,9 +86,9 @@ static void regs_reader(void *arg)
             race_jitter(&rng, 5000);
             word_t st = tcb_read_registers(rr.target->tcb, 0, ARCH_USER_REGS, regs);
             if (st != E_OK)
-                regs_fail(__LINE__, st);
+                race_fail(&rr.failure, __LINE__, st);
             else if (!regs_allowed(regs, round))
-                regs_fail(__LINE__, regs[ARCH_REG_IP]);
+                race_fail(&rr.failure, __LINE__, regs[ARCH_REG_IP]);
         }
         __atomic_store_n(&rr.reader_done, round + 1, __ATOMIC_RELEASE);
     }
@@ -134,10 +125,10 @@ TEST(race_registers_of_running_thread)
 
         CHECK(wait_eq(&rr.writer_done, round + 1, WAIT_ROUNDS));
         CHECK(wait_eq(&rr.reader_done, round + 1, WAIT_ROUNDS));
-        if (rr.failure)
-            test_fail(__FILE__, (int)rr.failure, "round %lu: value %lu (0x%lx)",
-                      (unsigned long)round, (unsigned long)rr.failure_value,
-                      (unsigned long)rr.failure_value);
+        if (rr.failure.line)
+            test_fail(__FILE__, (int)rr.failure.line, "round %lu: value %lu (0x%lx)",
+                      (unsigned long)round, (unsigned long)rr.failure.value,
+                      (unsigned long)rr.failure.value);
         CHECK(!test_failed());
         /* The written registers took effect: the new incarnation runs ... */
         CHECK(wait_eq(&rr.tag_seen, round + 1, WAIT_ROUNDS));

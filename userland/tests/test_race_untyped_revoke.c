@@ -32,17 +32,8 @@ static struct untyped_race {
     volatile word_t done[WORKERS];
     volatile word_t used;           /* iterations whose Poll saw the signal */
     volatile word_t revoked;        /* iterations that found their cap gone */
-    volatile word_t failure;
-    volatile word_t failure_value;
+    struct race_failure failure;
 } ur;
-
-static void ut_fail(word_t line, word_t value)
-{
-    word_t none = 0;
-    if (__atomic_compare_exchange_n(&ur.failure, &none, line, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
-        ur.failure_value = value;
-}
 
 static void ut_iteration(word_t w, uint32_t *rng)
 {
@@ -51,7 +42,7 @@ static void ut_iteration(word_t w, uint32_t *rng)
 
     st = untyped_retype(ur.untyped, OBJ_NOTIFICATION, 0, ROOT_SLOT_CNODE, 0, 0, a, 1);
     if (st != E_OK) {
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
         return;
     }
     race_jitter(rng, 2000);
@@ -63,23 +54,23 @@ static void ut_iteration(word_t w, uint32_t *rng)
         signalled = st == E_OK;
     }
     if (st != E_OK && !race_cap_gone(st))
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
     st = sys_poll(a, &word);
     if (st == E_OK && word != badge)
-        ut_fail(__LINE__, word);
+        race_fail(&ur.failure, __LINE__, word);
     else if (st == E_WOULD_BLOCK && signalled)
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
     else if (st != E_OK && st != E_WOULD_BLOCK && !race_cap_gone(st))
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
     if (st == E_OK)
         __atomic_fetch_add(&ur.used, 1, __ATOMIC_RELAXED);
     else
         __atomic_fetch_add(&ur.revoked, 1, __ATOMIC_RELAXED);
     /* Deleting an empty slot is not an error: the revoke may have emptied it. */
     if ((st = cnode_delete(ROOT_SLOT_CNODE, b, ROOT_DEPTH)) != E_OK)
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
     if ((st = cnode_delete(ROOT_SLOT_CNODE, a, ROOT_DEPTH)) != E_OK)
-        ut_fail(__LINE__, st);
+        race_fail(&ur.failure, __LINE__, st);
 }
 
 static void ut_worker(void *arg)
@@ -87,7 +78,7 @@ static void ut_worker(void *arg)
     word_t w = (word_t)arg;
     for (;;) {
         if (!race_barrier_wait(&ur.start)) {
-            ut_fail(__LINE__, w);
+            race_fail(&ur.failure, __LINE__, w);
             return;
         }
         word_t round = ur.round;
@@ -122,9 +113,9 @@ TEST(race_revoke_untyped_during_retype)
         CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, ur.untyped, ROOT_DEPTH));
         for (word_t w = 0; w < WORKERS; w++)
             CHECK(wait_eq(&ur.done[w], round + 1, WAIT_ROUNDS));
-        if (ur.failure)
-            test_fail(__FILE__, (int)ur.failure, "round %lu: status or word %lu",
-                      (unsigned long)round, (unsigned long)ur.failure_value);
+        if (ur.failure.line)
+            test_fail(__FILE__, (int)ur.failure.line, "round %lu: status or word %lu",
+                      (unsigned long)round, (unsigned long)ur.failure.value);
         CHECK(!test_failed());
         CHECK_OK(sys_debug_check());
         /* Nothing made from it is left, and all of it can be retyped again. */
