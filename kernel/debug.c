@@ -296,7 +296,8 @@ static bool check_untyped(const struct cte *ut)
 {
     const struct cap *u = &ut->cap;
     word_t base = u->paddr, size = BIT(u->size_bits);
-    word_t limit = base + u->free_index;
+    word_t top = base + u->free_index;     /* the watermark */
+    word_t limit = top;                     /* where the previous child starts */
     const struct cap *prev = NULL;
 
     if (u->free_index > size)
@@ -309,7 +310,7 @@ static bool check_untyped(const struct cte *ut)
             return fail("untyped child names no memory");
         if (prev && cap_same_object(prev, &s->cap))
             continue;
-        if (start < base || len > limit - base || start - base > limit - base - len)
+        if (start < base || len > top - base || start - base > top - base - len)
             return fail("untyped child outside its parent below the watermark");
         if (start + len > limit)
             return fail("untyped children overlap or are out of order");
