@@ -72,13 +72,36 @@ word_t race_core(word_t party)
     return party % ncores();
 }
 
-void race_fail(struct race_failure *f, word_t line, word_t value)
+void race_fail(struct race_failure *f, const char *file, word_t line, word_t value)
 {
     word_t none = 0;
     /* Relaxed: the root thread reads it after the party's release of its done flag. */
     if (__atomic_compare_exchange_n(&f->line, &none, line, false, __ATOMIC_RELAXED,
-                                    __ATOMIC_RELAXED))
+                                    __ATOMIC_RELAXED)) {
+        f->file = file;
         f->value = value;
+    }
+}
+
+bool race_party_begin(struct race_barrier *b, const word_t *round_set, word_t race, word_t party,
+                      struct race_failure *f, word_t *round, uint32_t *rng)
+{
+    if (!race_barrier_wait(b)) {
+        RACE_FAIL(f, party);
+        return false;
+    }
+    *round = *round_set;
+    *rng = race_seed(race, *round, party);
+    return true;
+}
+
+bool race_report(const struct race_failure *f, word_t round)
+{
+    if (!f->line)
+        return true;
+    test_fail(f->file, (int)f->line, "round %lu: value %lu (0x%lx)", (unsigned long)round,
+              (unsigned long)f->value, (unsigned long)f->value);
+    return false;
 }
 
 bool race_cap_gone(word_t status)

@@ -41,14 +41,27 @@ word_t race_core(word_t party);
 
 /*
  * The first failure a party saw: where, and the value that was wrong.
- * Parties record; the root thread reports it after the round.
+ * Parties record (RACE_FAIL); the root thread reports it after the round.
  */
 struct race_failure {
+    const char *volatile file;
     volatile word_t line;           /* 0: none yet */
     volatile word_t value;
 };
 
-void race_fail(struct race_failure *f, word_t line, word_t value);
+void race_fail(struct race_failure *f, const char *file, word_t line, word_t value);
+#define RACE_FAIL(f, value) race_fail((f), __FILE__, __LINE__, (value))
+
+/*
+ * A party's start of a round: meet the others at the barrier, then read the
+ * round the root thread set before it arrived and seed this party's delays.
+ * False (and a failure recorded) when the others did not all come.
+ */
+bool race_party_begin(struct race_barrier *b, const word_t *round_set, word_t race, word_t party,
+                      struct race_failure *f, word_t *round, uint32_t *rng);
+
+/* The root thread: fail the test with the parties' first failure, if there was one. */
+bool race_report(const struct race_failure *f, word_t round);
 
 /* Statuses a call on a slot whose object was just deleted may return. */
 bool race_cap_gone(word_t status);

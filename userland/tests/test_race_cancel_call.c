@@ -31,19 +31,17 @@ static struct cancel_race {
     volatile word_t answer;         /* its answer */
     volatile word_t received;       /* requests of this round the server received */
     volatile word_t stray;          /* requests of other rounds the server received */
-    volatile word_t failed_barrier;
+    struct race_failure failure;
 } cr;
 
 static void cancel_client(void *arg)
 {
     (void)arg;
     for (;;) {
-        if (!race_barrier_wait(&cr.start)) {
-            cr.failed_barrier = 1;
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&cr.start, &cr.round, RACE_ID, 1, &cr.failure, &round, &rng))
             return;
-        }
-        word_t round = cr.round;
-        uint32_t rng = race_seed(RACE_ID, round, 1);
         race_jitter(&rng, 3000);
         struct msg m = { .info = msginfo_new(0, 0, 0, 2), .mr = { ROUND_TAG, round } };
         cr.status = sys_call(cr.ep, &m);
@@ -56,12 +54,10 @@ static void cancel_server(void *arg)
 {
     (void)arg;
     for (;;) {
-        if (!race_barrier_wait(&cr.start)) {
-            cr.failed_barrier = 1;
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&cr.start, &cr.round, RACE_ID, 2, &cr.failure, &round, &rng))
             return;
-        }
-        word_t round = cr.round;
-        uint32_t rng = race_seed(RACE_ID, round, 2);
         /* Serve until the round's Call has returned: a restarted Call comes a second time. */
         while (__atomic_load_n(&cr.returned, __ATOMIC_ACQUIRE) != round + 1) {
             struct msg m;
@@ -109,7 +105,7 @@ TEST(race_cancel_call_during_reply)
         CHECK_EQ(cr.answer, round + 1);
         CHECK(cr.received == 1 || cr.received == 2);
         CHECK_EQ(cr.stray, 0);
-        CHECK_EQ(cr.failed_barrier, 0);
+        CHECK(race_report(&cr.failure, round));
         twice += cr.received == 2;
         CHECK_OK(sys_debug_check());
     }

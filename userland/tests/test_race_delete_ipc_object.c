@@ -39,12 +39,12 @@ static struct delete_race {
 } dr;
 
 /* Whether a party goes on after status st; records a failure for a status no order allows. */
-static bool del_go_on(word_t line, word_t st, bool may_block)
+static bool del_go_on(word_t st, bool may_block)
 {
     if (st == E_OK || (may_block && st == E_WOULD_BLOCK))
         return true;
     if (!race_cap_gone(st))
-        race_fail(&dr.failure, line, st);
+        RACE_FAIL(&dr.failure, st);
     return false;
 }
 
@@ -66,7 +66,7 @@ static void ep_party(word_t p, uint32_t *rng)
                 break;
             if (m.badge == SENDER_BADGE) {
                 if (m.mr[0] != dr.got_sends)
-                    race_fail(&dr.failure, __LINE__, m.mr[0]);
+                    RACE_FAIL(&dr.failure, m.mr[0]);
                 dr.got_sends++;
             } else if (m.badge == CALLER_BADGE) {
                 dr.got_calls++;
@@ -74,17 +74,17 @@ static void ep_party(word_t p, uint32_t *rng)
                 m.mr[0] = m.mr[0] + 1;
                 sys_reply(&m);
             } else {
-                race_fail(&dr.failure, __LINE__, m.badge);
+                RACE_FAIL(&dr.failure, m.badge);
             }
             break;
         default:
             m = (struct msg){ .info = msginfo_new(0, 0, 0, 1), .mr = { i } };
             st = sys_call(ep, &m);
             if (st == E_OK && m.mr[0] != i + 1)
-                race_fail(&dr.failure, __LINE__, m.mr[0]);
+                RACE_FAIL(&dr.failure, m.mr[0]);
             break;
         }
-        if (!del_go_on(__LINE__, st, false))
+        if (!del_go_on(st, false))
             return;
         dr.ok[p]++;
     }
@@ -107,8 +107,8 @@ static void ntfn_party(word_t p, uint32_t *rng)
             break;
         }
         if (st == E_OK && word != SENDER_BADGE)
-            race_fail(&dr.failure, __LINE__, word);
-        if (!del_go_on(__LINE__, st, p == 2))
+            RACE_FAIL(&dr.failure, word);
+        if (!del_go_on(st, p == 2))
             return;
         if (st == E_OK)
             dr.ok[p]++;
@@ -119,12 +119,10 @@ static void del_party(void *arg)
 {
     word_t p = (word_t)arg;
     for (;;) {
-        if (!race_barrier_wait(&dr.start)) {
-            race_fail(&dr.failure, __LINE__, p);
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&dr.start, &dr.round, RACE_ID, p + 1, &dr.failure, &round, &rng))
             return;
-        }
-        word_t round = dr.round;
-        uint32_t rng = race_seed(RACE_ID, round, p + 1);
         if (round % 2 == 0)
             ep_party(p, &rng);
         else
@@ -172,10 +170,7 @@ TEST(race_delete_endpoint_and_notification)
                           "deletion", (unsigned long)round, (unsigned long)p);
             CHECK(!test_failed());
         }
-        if (dr.failure.line)
-            test_fail(__FILE__, (int)dr.failure.line, "round %lu: status, badge or word %lu",
-                      (unsigned long)round, (unsigned long)dr.failure.value);
-        CHECK(!test_failed());
+        CHECK(race_report(&dr.failure, round));
         if (round % 2 == 0) {
             CHECK_EQ(dr.got_sends, dr.ok[0]);
             CHECK_EQ(dr.got_calls, dr.ok[2]);

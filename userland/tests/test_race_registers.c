@@ -55,18 +55,16 @@ static bool regs_allowed(const word_t *regs, word_t round)
 static void regs_writer(void *arg)
 {
     (void)arg;
-    for (word_t done = 0;; done++) {
-        if (!race_barrier_wait(&rr.start)) {
-            race_fail(&rr.failure, __LINE__, done);
+    for (;;) {
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&rr.start, &rr.round, RACE_ID, 1, &rr.failure, &round, &rng))
             return;
-        }
-        word_t round = rr.round;
-        uint32_t rng = race_seed(RACE_ID, round, 1);
         race_jitter(&rng, 20000);
         word_t st = thread_restart_at(rr.target, (word_t)_thread_start, rr.target->stack_top,
                                       regs_target, (void *)(round + 1));
         if (st != E_OK)
-            race_fail(&rr.failure, __LINE__, st);
+            RACE_FAIL(&rr.failure, st);
         __atomic_store_n(&rr.writer_done, round + 1, __ATOMIC_RELEASE);
     }
 }
@@ -74,21 +72,19 @@ static void regs_writer(void *arg)
 static void regs_reader(void *arg)
 {
     (void)arg;
-    for (word_t done = 0;; done++) {
-        if (!race_barrier_wait(&rr.start)) {
-            race_fail(&rr.failure, __LINE__, done);
+    for (;;) {
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&rr.start, &rr.round, RACE_ID, 2, &rr.failure, &round, &rng))
             return;
-        }
-        word_t round = rr.round;
-        uint32_t rng = race_seed(RACE_ID, round, 2);
         for (word_t i = 0; i < READS_PER_ROUND; i++) {
             word_t regs[ARCH_USER_REGS];
             race_jitter(&rng, 5000);
             word_t st = tcb_read_registers(rr.target->tcb, 0, ARCH_USER_REGS, regs);
             if (st != E_OK)
-                race_fail(&rr.failure, __LINE__, st);
+                RACE_FAIL(&rr.failure, st);
             else if (!regs_allowed(regs, round))
-                race_fail(&rr.failure, __LINE__, regs[ARCH_REG_IP]);
+                RACE_FAIL(&rr.failure, regs[ARCH_REG_IP]);
         }
         __atomic_store_n(&rr.reader_done, round + 1, __ATOMIC_RELEASE);
     }
@@ -125,11 +121,7 @@ TEST(race_registers_of_running_thread)
 
         CHECK(wait_eq(&rr.writer_done, round + 1, WAIT_ROUNDS));
         CHECK(wait_eq(&rr.reader_done, round + 1, WAIT_ROUNDS));
-        if (rr.failure.line)
-            test_fail(__FILE__, (int)rr.failure.line, "round %lu: value %lu (0x%lx)",
-                      (unsigned long)round, (unsigned long)rr.failure.value,
-                      (unsigned long)rr.failure.value);
-        CHECK(!test_failed());
+        CHECK(race_report(&rr.failure, round));
         /* The written registers took effect: the new incarnation runs ... */
         CHECK(wait_eq(&rr.tag_seen, round + 1, WAIT_ROUNDS));
         word_t before = rr.progress[(round + 1) % 2];

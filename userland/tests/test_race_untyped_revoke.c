@@ -42,7 +42,7 @@ static void ut_iteration(word_t w, uint32_t *rng)
 
     st = untyped_retype(ur.untyped, OBJ_NOTIFICATION, 0, ROOT_SLOT_CNODE, 0, 0, a, 1);
     if (st != E_OK) {
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
         return;
     }
     race_jitter(rng, 2000);
@@ -54,35 +54,33 @@ static void ut_iteration(word_t w, uint32_t *rng)
         signalled = st == E_OK;
     }
     if (st != E_OK && !race_cap_gone(st))
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
     st = sys_poll(a, &word);
     if (st == E_OK && word != badge)
-        race_fail(&ur.failure, __LINE__, word);
+        RACE_FAIL(&ur.failure, word);
     else if (st == E_WOULD_BLOCK && signalled)
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
     else if (st != E_OK && st != E_WOULD_BLOCK && !race_cap_gone(st))
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
     if (st == E_OK)
         __atomic_fetch_add(&ur.used, 1, __ATOMIC_RELAXED);
     else
         __atomic_fetch_add(&ur.revoked, 1, __ATOMIC_RELAXED);
     /* Deleting an empty slot is not an error: the revoke may have emptied it. */
     if ((st = cnode_delete(ROOT_SLOT_CNODE, b, ROOT_DEPTH)) != E_OK)
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
     if ((st = cnode_delete(ROOT_SLOT_CNODE, a, ROOT_DEPTH)) != E_OK)
-        race_fail(&ur.failure, __LINE__, st);
+        RACE_FAIL(&ur.failure, st);
 }
 
 static void ut_worker(void *arg)
 {
     word_t w = (word_t)arg;
     for (;;) {
-        if (!race_barrier_wait(&ur.start)) {
-            race_fail(&ur.failure, __LINE__, w);
+        word_t round;
+        uint32_t rng;
+        if (!race_party_begin(&ur.start, &ur.round, RACE_ID, w + 1, &ur.failure, &round, &rng))
             return;
-        }
-        word_t round = ur.round;
-        uint32_t rng = race_seed(RACE_ID, round, w + 1);
         for (word_t i = 0; i < ITERATIONS; i++)
             ut_iteration(w, &rng);
         __atomic_store_n(&ur.done[w], round + 1, __ATOMIC_RELEASE);
@@ -113,10 +111,7 @@ TEST(race_revoke_untyped_during_retype)
         CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, ur.untyped, ROOT_DEPTH));
         for (word_t w = 0; w < WORKERS; w++)
             CHECK(wait_eq(&ur.done[w], round + 1, WAIT_ROUNDS));
-        if (ur.failure.line)
-            test_fail(__FILE__, (int)ur.failure.line, "round %lu: status or word %lu",
-                      (unsigned long)round, (unsigned long)ur.failure.value);
-        CHECK(!test_failed());
+        CHECK(race_report(&ur.failure, round));
         CHECK_OK(sys_debug_check());
         /* Nothing made from it is left, and all of it can be retyped again. */
         CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, ur.untyped, ROOT_DEPTH));
