@@ -23,7 +23,10 @@
 #include "preemption.h"
 #include "printf.h"
 #include "sched.h"
+#include "untyped.h"
 #include "vspace.h"
+#include <abi/bootinfo.h>
+#include <abi/objects.h>
 #include <abi/syscalls.h>
 #include <lock.h>
 
@@ -232,6 +235,215 @@ static bool check_objects(void)
     return true;
 }
 
+/* ---- Memory: untyped watermarks, children inside their parents, no overlap. */
+
+/*
+ * The physical memory a cap's object occupies; false for caps that name no
+ * memory of their own (reply, IRQ caps).
+ */
+static bool object_range(const struct cap *c, word_t *start, word_t *size)
+{
+    unsigned bits;
+
+    switch (c->type) {
+    case CAP_UNTYPED:
+    case CAP_FRAME:
+        *start = c->paddr;
+        *size = BIT(c->size_bits);
+        return true;
+    case CAP_TCB:
+        bits = object_size_bits(OBJ_TCB, 0);
+        break;
+    case CAP_ENDPOINT:
+        bits = object_size_bits(OBJ_ENDPOINT, 0);
+        break;
+    case CAP_NOTIFICATION:
+        bits = object_size_bits(OBJ_NOTIFICATION, 0);
+        break;
+    case CAP_CNODE:
+        bits = object_size_bits(OBJ_CNODE, c->size_bits);
+        break;
+    case CAP_PAGE_TABLE:
+        bits = object_size_bits(OBJ_PAGE_TABLE, 0);
+        break;
+    case CAP_VSPACE:
+        bits = object_size_bits(OBJ_VSPACE, 0);
+        break;
+    default:
+        return false;
+    }
+    *start = arch_virt_to_phys(c->obj);
+    *size = BIT(bits);
+    return true;
+}
+
+static bool ranges_overlap(word_t a, word_t asize, word_t b, word_t bsize)
+{
+    return a < b + bsize && b < a + asize;
+}
+
+/*
+ * The objects made from one untyped: its children one level down (copies of
+ * the untyped itself aside; their own children are checked under them).
+ * Each lies wholly below the watermark, and no two overlap.  Retype links
+ * each new object right after the untyped, in ascending address order, at
+ * the watermark, which only grows while children exist; unlinking keeps
+ * the order.  So, read in list order, the children's addresses descend: each
+ * ends at or below the start of the one before (caps to one object are
+ * adjacent, and share its range).
+ */
+static bool check_untyped(const struct cte *ut)
+{
+    const struct cap *u = &ut->cap;
+    word_t base = u->paddr, size = BIT(u->size_bits);
+    word_t top = base + u->free_index;     /* the watermark */
+    word_t limit = top;                     /* where the previous child starts */
+    const struct cap *prev = NULL;
+
+    if (u->free_index > size)
+        return fail("untyped watermark beyond its size");
+    for (const struct cte *s = ut->cdt_next; s && s->cdt_depth > ut->cdt_depth; s = s->cdt_next) {
+        word_t start, len;
+        if (s->cdt_depth != ut->cdt_depth + 1 || cap_same_object(u, &s->cap))
+            continue;
+        if (!object_range(&s->cap, &start, &len))
+            return fail("untyped child names no memory");
+        if (prev && cap_same_object(prev, &s->cap))
+            continue;
+        if (start < base || len > top - base || start - base > top - base - len)
+            return fail("untyped child outside its parent below the watermark");
+        if (start + len > limit)
+            return fail("untyped children overlap or are out of order");
+        limit = start;
+        prev = &s->cap;
+    }
+    return true;
+}
+
+/* Caps that are roots of the derivation tree name memory no root untyped covers. */
+static bool check_roots(void)
+{
+    static struct { word_t start, size; const struct cte *slot; } roots[BOOTINFO_MAX_UNTYPED];
+    unsigned n = 0;
+
+    for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {
+        if (s->cdt_depth != 0 || s->cap.type != CAP_UNTYPED)
+            continue;
+        if (n == ARRAY_SIZE(roots))
+            return fail("more root untypeds than the boot record can hold");
+        object_range(&s->cap, &roots[n].start, &roots[n].size);
+        roots[n].slot = s;
+        n++;
+    }
+    for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {
+        word_t start, size;
+        if (s->cdt_depth != 0 || !object_range(&s->cap, &start, &size))
+            continue;
+        for (unsigned i = 0; i < n; i++) {
+            if (roots[i].slot != s && ranges_overlap(start, size, roots[i].start, roots[i].size))
+                return fail("root capabilities overlap an untyped");
+        }
+    }
+    return true;
+}
+
+/* ---- Address spaces: which cores have loaded each ASID. */
+
+/*
+ * A free ASID has no cores; a core's loaded space is a live ASID that lists
+ * the core, at that ASID's root table; every live ASID has its VSpace cap
+ * (caps to one object are adjacent, so distinct VSpace objects are counted
+ * by their first cap, and check_objects() matched each to its entry).
+ */
+static bool check_asids(void)
+{
+    unsigned live = 0, vspaces = 0;
+
+    for (unsigned a = 0; a < ASID_COUNT; a++) {
+        const struct asid_entry *e = &asid_table[a];
+        if (e->root) {
+            if (a == 0)
+                return fail("ASID 0 is in use");
+            live++;
+            for (unsigned core = ncores_online; core < NCPUS; core++) {
+                if (coreset_has(&e->loaded, core))
+                    return fail("ASID loaded on a core that is not online");
+            }
+            continue;
+        }
+        for (unsigned core = 0; core < NCPUS; core++) {
+            if (coreset_has(&e->loaded, core))
+                return fail("a free ASID is still loaded on a core");
+        }
+    }
+    for (unsigned core = 0; core < ncores_online; core++) {
+        const struct core *c = &cores[core];
+        if (c->loaded_asid == 0)
+            continue;
+        if (c->loaded_asid >= ASID_COUNT || !asid_table[c->loaded_asid].root)
+            return fail("a core runs on a freed address space");
+        const struct asid_entry *e = &asid_table[c->loaded_asid];
+        if (!coreset_has(&e->loaded, core))
+            return fail("a core runs on an address space that does not list it");
+        if (c->loaded_vspace_paddr != arch_virt_to_phys(e->root))
+            return fail("a core's loaded root table is not its ASID's");
+    }
+    for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {
+        if (s->cap.type == CAP_VSPACE &&
+            !(s->cdt_prev && cap_same_object(&s->cdt_prev->cap, &s->cap)))
+            vspaces++;
+    }
+    if (vspaces != live)
+        return fail("live ASIDs and VSpace objects differ in number");
+    return true;
+}
+
+/* ---- Blocked threads: each is in the queue of the object it waits on. */
+
+static bool in_queue(const struct tcb *head, const struct tcb *t)
+{
+    unsigned long n = 0;
+
+    for (const struct tcb *q = head; q; q = q->ep_next) {
+        if (q == t)
+            return true;
+        if (++n > (1ul << 30))
+            return false;
+    }
+    return false;
+}
+
+static bool check_blocked(const struct tcb *t)
+{
+    switch (t->state) {
+    case TS_BLOCKED_SEND:
+    case TS_BLOCKED_RECV:
+        if (!t->blocked_on || !in_queue(((struct endpoint *)t->blocked_on)->head, t))
+            return fail("a thread blocked on an endpoint is not in its queue");
+        break;
+    case TS_BLOCKED_NOTIFICATION:
+        if (!t->blocked_on || !in_queue(((struct notification *)t->blocked_on)->head, t))
+            return fail("a thread blocked on a notification is not in its queue");
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+static bool check_memory_and_threads(void)
+{
+    if (!check_roots())
+        return false;
+    for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {
+        if (s->cap.type == CAP_UNTYPED && !check_untyped(s))
+            return false;
+        if (s->cap.type == CAP_TCB && !check_blocked(s->cap.obj))
+            return false;
+    }
+    return true;
+}
+
 bool kernel_check_invariants(void)
 {
     const char *why = NULL;
@@ -242,5 +454,5 @@ bool kernel_check_invariants(void)
         if (!check_ready_queues(c))
             return false;
     }
-    return check_objects();
+    return check_objects() && check_memory_and_threads() && check_asids();
 }

@@ -23,3 +23,14 @@ def test_repeat_suite_reports_a_failing_run():
                        capture_output=True, text=True, timeout=600)
     assert r.stdout.strip().splitlines()[-1] == "0 passed, 1 failed", r.stdout + r.stderr
     assert "FAIL" in r.stdout and r.returncode == 1
+
+
+def test_repeat_suite_filters_tests():
+    """--only runs the in-guest tests with that prefix, --args passes words to the guest."""
+    r = subprocess.run([sys.executable, str(REPO / "tools" / "repeat_suite.py"), "--locks", "bkl",
+                        "--cpus", "2", "--runs", "1", "--timeout", "600",
+                        "--only", "race_cancel_call", "--args", "race_rounds=3"],
+                       capture_output=True, text=True, timeout=900)
+    lines = r.stdout.strip().splitlines()
+    assert lines[-1] == "1 passed, 0 failed", r.stdout + r.stderr
+    assert "(1 tests)" in lines[0], lines[0]

@@ -3,6 +3,7 @@
 
     .venv/bin/python tools/repeat_suite.py                       # bkl and fine, 4 CPUs, 20 runs each
     .venv/bin/python tools/repeat_suite.py --locks fine --runs 50 --arch arm-imx6
+    .venv/bin/python tools/repeat_suite.py --only race_ --args race_rounds=10   # the race suite
 
 Each run boots `APP=tests` once.  A run passes when the guest ends with status 0 and every
 in-guest test printed a passing record.  The script prints one line per run (with the failing
@@ -28,11 +29,22 @@ def build(arch: str, lock: str) -> Path:
     return REPO / out.strip().splitlines()[-1]
 
 
-def run_suite(arch: str, lock: str, image: Path, cpus: int, timeout: int) -> tuple[bool, str]:
+def guest_cmdline(only: str, args: str) -> str:
+    """The guest's command line: the test app, the test-name prefix filter, extra key=value words."""
+    words = ["app=tests"]
+    if only:
+        words.append(f"only={only}")
+    if args:
+        words += args.split()
+    return " ".join(words)
+
+
+def run_suite(arch: str, lock: str, image: Path, cpus: int, timeout: int,
+              cmdline: str = "app=tests") -> tuple[bool, str]:
     """One boot of the suite: whether it passed, and what to say about it."""
     argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch, "--lock", lock,
             "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-            "--timeout", str(timeout), "--cmdline", "app=tests"]
+            "--timeout", str(timeout), "--cmdline", cmdline]
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                           errors="replace")
     records = parse_text(proc.stdout)
@@ -52,14 +64,19 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--cpus", type=int, default=4)
     p.add_argument("--runs", type=int, default=20, help="runs per lock variant")
     p.add_argument("--timeout", type=int, default=900, help="seconds one run may take")
+    p.add_argument("--only", default="",
+                   help="run only the in-guest tests whose name starts with this (e.g. race_)")
+    p.add_argument("--args", default="",
+                   help="extra key=value words for the guest (e.g. race_rounds=10 race_seed=7)")
     args = p.parse_args(argv)
+    cmdline = guest_cmdline(args.only, args.args)
 
     passed = failed = 0
     for lock in args.locks.split(","):
         image = build(args.arch, lock) / "kernel.elf"
         for i in range(1, args.runs + 1):
             start = time.monotonic()
-            ok, what = run_suite(args.arch, lock, image, args.cpus, args.timeout)
+            ok, what = run_suite(args.arch, lock, image, args.cpus, args.timeout, cmdline)
             passed += ok
             failed += not ok
             print(f"{args.arch} {lock} {args.cpus} CPUs run {i}/{args.runs}: "
