@@ -1,0 +1,70 @@
+/*
+ * A TCP server on lwIP's raw API (docs/network.md): it listens on a port and
+ * hands each connection's bytes, in order, to a protocol (the Redis core, or
+ * a test's echo), writing back what the protocol produces.
+ *
+ * Replies go into TCP's send buffer while it has room; the rest waits in a
+ * queue of the connection and goes out from the sent callback.  While that
+ * queue holds more than TCP_SERVER_BACKLOG_LIMIT bytes the connection reads
+ * no more input: received segments are held unacknowledged to the window, so
+ * a client that sends without reading fills its own window, not our memory.
+ *
+ * Every function here, and every callback, runs on the thread that owns the
+ * lwIP instance (NO_SYS).
+ */
+#ifndef NET_TCP_SERVER_H
+#define NET_TCP_SERVER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "lwip/tcp.h"
+
+/* One more than the clients redis-benchmark opens by default (50), within lwIP's pcb pool. */
+#define TCP_SERVER_MAX_CONNS 56
+#define TCP_SERVER_BACKLOG_LIMIT TCP_SND_BUF
+
+/* Called with the connection's state; out(out_ctx, buf, len) queues reply bytes. */
+typedef void (*tcp_server_out_fn)(void *out_ctx, const void *buf, size_t len);
+
+struct tcp_server_protocol {
+    void *(*open)(void *ctx);                       /* a connection's state; NULL refuses it */
+    bool (*input)(void *conn, const void *data, size_t len, tcp_server_out_fn out, void *out_ctx);
+                                                    /* false: close the connection */
+    void (*close)(void *conn);                      /* free the state (the connection is gone) */
+    void *ctx;
+};
+
+struct tcp_server;
+
+struct tcp_server_conn {
+    struct tcp_pcb *pcb;            /* NULL: the slot is free */
+    struct tcp_server *server;
+    void *state;                    /* the protocol's */
+    struct pbuf *backlog;           /* reply bytes waiting for send-buffer room, linked by next */
+    struct pbuf *backlog_tail;
+    size_t backlog_bytes;
+    struct pbuf *held;              /* received bytes not yet given to the protocol (a pbuf chain) */
+    bool closing;                   /* the protocol or the peer ended it: close once the backlog is out */
+    bool out_of_memory;             /* a reply could not be queued: the connection is reset */
+    unsigned close_polls;           /* poll callbacks spent waiting to close */
+};
+
+struct tcp_server {
+    struct tcp_pcb *listener;
+    const struct tcp_server_protocol *protocol;
+    struct tcp_server_conn conns[TCP_SERVER_MAX_CONNS];
+    unsigned live;                  /* connections open now */
+    unsigned long accepted;         /* connections served since start */
+    unsigned long refused;          /* connections reset at accept (no slot, no memory, or refused) */
+    unsigned long reset;            /* connections reset later (out of memory, or a close that never finished) */
+    size_t backlog_peak;            /* the largest backlog any connection had */
+    unsigned long holds;            /* received segments held because of a backlog */
+};
+
+/* Listen on `port` of every interface.  ERR_OK, or lwIP's error (port in use, no memory). */
+err_t tcp_server_start(struct tcp_server *s, u16_t port, const struct tcp_server_protocol *protocol);
+
+/* Reset every connection and stop listening; the protocol's close runs for each connection. */
+void tcp_server_stop(struct tcp_server *s);
+
+#endif
