@@ -5,7 +5,7 @@
 #   DEBUG   0 | 1                     assertions, invariant checker (default 1)
 #   LOCKSTATS 0 | 1                   lock statistics            (default 0)
 #   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
-# Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT.
+# Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT, NET, NET_PORTS.
 
 ARCH      ?= x86_64
 LOCK      ?= bkl
@@ -173,7 +173,8 @@ BOOT_ARGS_uboot   := --uboot $(UBOOT_IMX)
 
 QEMU_RUN = $(PYTHON) tools/qemu_run.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) \
            --cpus $(CPUS) --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(filter 1,$(ICOUNT)),--icount) \
-           $(if $(filter 1,$(UNSAFE)),--unsafe) $(BOOT_ARGS_$(BOOT)) --cmdline "app=$(APP) $(ARGS)"
+           $(if $(filter 1,$(UNSAFE)),--unsafe) $(BOOT_ARGS_$(BOOT)) --cmdline "app=$(APP) $(ARGS)" \
+           $(if $(filter 1,$(NET)),--net $(if $(NET_PORTS),--net-ports $(NET_PORTS)))
 
 qemu: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN)

@@ -220,6 +220,11 @@ word_t arch_cycle_hz(void);
 /* A device timer IRQ that user level may take (IRQ tests), or ~0u when there is none. */
 unsigned arch_user_timer_irq(void);
 
+/* ---- I/O ports (x86_64; other ports have none). */
+
+/* The port range of the root task's I/O port cap; false when the port has no I/O ports. */
+bool arch_root_io_ports(word_t *first, word_t *last);
+
 /* ---- RTM (x86_64; other ports return false). */
 bool lock_rtm_probe(void);
 

@@ -281,6 +281,13 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
     c.type = CAP_IRQ_CONTROL;
     root_slot_put_fixed(ROOT_SLOT_IRQ_CONTROL, c);
 
+    c = cap_null();
+    if (arch_root_io_ports(&c.io_port_first, &c.io_port_last)) {
+        c.type = CAP_IO_PORT;
+        c.rights = RIGHT_READ | RIGHT_WRITE;
+        root_slot_put_fixed(ROOT_SLOT_IO_PORT, c);
+    }
+
     /* Boot information and IPC buffer frames. */
     bi_pa = boot_alloc(PAGE_BITS);
     bi = arch_phys_to_virt(bi_pa);

@@ -41,6 +41,7 @@ enum cap_type {
     CAP_REPLY,          /* obj = the caller's struct tcb; CAPF_MASTER on the TCB's own */
     CAP_IRQ_CONTROL,    /* no object: may create IRQ handler caps */
     CAP_IRQ_HANDLER,    /* irq */
+    CAP_IO_PORT,        /* io_port_first..io_port_last; only ports with I/O ports make one */
     CAP_TYPE_COUNT
 };
 
@@ -62,6 +63,7 @@ struct cap {
     union {
         void *obj;          /* kernel objects: kernel virtual address */
         word_t paddr;       /* untyped and frame: physical address */
+        word_t io_port_first;   /* I/O port: the first port it covers */
     };
     union {
         word_t badge;       /* endpoint, notification */
@@ -69,6 +71,7 @@ struct cap {
         word_t free_index;  /* untyped: bytes from the start already retyped */
         word_t mapped_vaddr;/* frame, page table (when CAPF_MAPPED) */
         word_t irq;         /* irq handler */
+        word_t io_port_last;    /* I/O port: the last port it covers (inclusive) */
     };
     word_t asid_gen;        /* mapped frame or page table: generation of the ASID (kernel/vspace.c) */
 };
@@ -104,6 +107,8 @@ static inline word_t cap_object_id(const struct cap *c)
         return c->paddr;
     case CAP_IRQ_HANDLER:
         return c->irq;
+    case CAP_IO_PORT:
+        return c->io_port_first;
     case CAP_IRQ_CONTROL:
         return 1;
     default:
@@ -120,6 +125,8 @@ static inline bool cap_same_object(const struct cap *a, const struct cap *b)
         return a->paddr == b->paddr && a->size_bits == b->size_bits;
     if (a->type == CAP_REPLY)
         return a->obj == b->obj && ((a->flags ^ b->flags) & CAPF_MASTER) == 0;
+    if (a->type == CAP_IO_PORT)
+        return a->io_port_first == b->io_port_first && a->io_port_last == b->io_port_last;
     return cap_object_id(a) == cap_object_id(b);
 }
 

@@ -64,6 +64,8 @@ enum status decode_irq_handler_invocation(struct invocation *inv);
 enum status decode_frame_invocation(struct invocation *inv);
 enum status decode_page_table_invocation(struct invocation *inv);
 enum status decode_vspace_invocation(struct invocation *inv);
+/* The port's I/O port caps (arch/x86_64/ioport.c); ports without I/O ports never make one. */
+enum status arch_decode_io_port_invocation(struct invocation *inv);
 
 /* Special status from a decoder: the operation was preempted and restarts (not user-visible). */
 #define STATUS_PREEMPTED ((enum status)E_COUNT)

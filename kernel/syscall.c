@@ -115,6 +115,8 @@ static enum status decode_invocation(struct invocation *inv)
         return decode_page_table_invocation(inv);
     case CAP_VSPACE:
         return decode_vspace_invocation(inv);
+    case CAP_IO_PORT:
+        return arch_decode_io_port_invocation(inv);
     default:
         return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
     }

@@ -82,12 +82,14 @@ _boots: dict[tuple, Boot] = {}
 
 def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hello",
          args: str = "", accel: str = "tcg", icount: bool = False, iso: bool = False,
-         uboot: bool = False, timeout: float | None = None, **opts: object) -> Boot:
+         uboot: bool = False, timeout: float | None = None, net: bool = False,
+         **opts: object) -> Boot:
     """Build and boot a variant (cached per session); never raises on guest failure.
 
-    iso boots x86_64's GRUB image from a CD; uboot boots arm-imx6 through U-Boot.
+    iso boots x86_64's GRUB image from a CD; uboot boots arm-imx6 through U-Boot; net gives
+    the guest a NIC on QEMU user networking (qemu_run.py --net).
     """
-    key = (arch, lock, cpus, app, args, accel, icount, iso, uboot, tuple(sorted(opts.items())))
+    key = (arch, lock, cpus, app, args, accel, icount, iso, uboot, net, tuple(sorted(opts.items())))
     if key in _boots:
         return _boots[key]
     build_dir = build(arch, lock, "iso" if iso else "uimage" if uboot else "kernel", **opts)
@@ -100,6 +102,8 @@ def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hel
         argv += ["--uboot", str(qemu_run.UBOOT_IMX)]
     if icount:
         argv.append("--icount")
+    if net:
+        argv.append("--net")
     if str(opts.get("unsafe", 0)) == "1":
         argv.append("--unsafe")
     proc = subprocess.run(argv, stdin=subprocess.DEVNULL, capture_output=True, text=True,
@@ -117,9 +121,11 @@ def config_id(config: tuple[str, int]) -> str:
 
 
 def assert_guest_test_passed(run: Boot, name: str) -> None:
-    """The in-guest test `name` printed its record, and it passed."""
+    """The in-guest test `name` printed its record, and it passed (or skipped, with its reason)."""
     record = run.tests.get(name)
     assert record is not None, f"the guest printed no record for {name} (status {run.status})"
+    if record["status"] == "skip":
+        pytest.skip(f"in-guest test {name} skipped: {record.get('detail', '')}")
     assert record["status"] == "pass", record.get("detail", "")
 
 

@@ -23,6 +23,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -41,6 +42,10 @@ EXIT_PANIC = 4
 PANIC_GRACE = 2.0
 EXIT_TIMEOUT = 124
 EXIT_NO_QEMU = 125
+
+# --net: the guest's first server port; server instance i listens on GUEST_PORT_BASE + i.
+GUEST_PORT_BASE = 6379
+NET_PORTS_MAX = 64
 
 # arm-imx6: where the boot command line blob is loaded (docs/arm-imx6.md).
 ARM_CMDLINE_ADDR = 0x1FF00000
@@ -167,11 +172,45 @@ def choose_accel(requested: str, image: Path, arch: str) -> tuple[str, str]:
     return ("kvm" if usable else "tcg"), reason
 
 
+def free_host_ports(count: int) -> list[int]:
+    """count distinct TCP ports on 127.0.0.1 that nothing listens on now.
+
+    Each is bound (port 0: the kernel picks) and all are held until every one is
+    chosen, so they differ; they are released just before QEMU binds them, so
+    another program could take one in between, and QEMU then fails to start.
+    """
+    held = []
+    try:
+        for _ in range(count):
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.bind(("127.0.0.1", 0))
+            held.append(s)
+        return [s.getsockname()[1] for s in held]
+    finally:
+        for s in held:
+            s.close()
+
+
+def port_forwards(host_ports: list[int]) -> list[tuple[int, int]]:
+    """(host port, guest port) pairs: host_ports[i] forwards to GUEST_PORT_BASE + i."""
+    return [(h, GUEST_PORT_BASE + i) for i, h in enumerate(host_ports)]
+
+
+def hostfwd(forwards: list[tuple[int, int]]) -> str:
+    """QEMU user networking's port forwards, on 127.0.0.1 only."""
+    return "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
+
+
 def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               cmdline: str, extra: list[str], iso: Path | None = None,
               uboot: Path | None = None, gdb: bool = False,
-              scratch: Path | None = None) -> list[str]:
-    """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest."""
+              scratch: Path | None = None,
+              forwards: list[tuple[int, int]] | None = None) -> list[str]:
+    """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest.
+
+    forwards (host port, guest port) give the guest a NIC on QEMU user networking (slirp)
+    with those TCP forwards: x86_64 an e1000, arm-imx6 the board's own ENET.  None: no NIC.
+    """
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
                 "-display", "none", "-no-reboot", "-serial", "stdio",
@@ -184,6 +223,8 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             argv += ["-cdrom", str(iso), "-boot", "d"]
         else:
             argv += ["-kernel", str(image), "-append", cmdline]
+        if forwards is not None:
+            argv += ["-netdev", "user,id=n0" + hostfwd(forwards), "-device", "e1000,netdev=n0"]
     elif arch == "arm-imx6":
         argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
                 "-display", "none", "-no-reboot", "-serial", "null", "-serial", "stdio",
@@ -192,12 +233,15 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             where, entry = imx_image_addresses(uboot)
             argv += ["-device", f"loader,file={uboot},addr={where:#x},force-raw=on",
                      "-device", f"loader,addr={entry:#x},cpu-num=0",
-                     "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline, scratch)}"]
+                     "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline, scratch)}"
+                     + hostfwd(forwards or [])]
         else:
             blob = scratch / "cmdline.txt"
             blob.write_bytes(cmdline.encode() + b"\0")
             argv += ["-kernel", str(image),
                      "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
+            if forwards is not None:
+                argv += ["-nic", "user" + hostfwd(forwards)]
     else:
         raise SystemExit(f"unknown arch {arch}")
     if icount:
@@ -228,9 +272,20 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         print(f"qemu_run: --uboot needs arch arm-imx6 and U-Boot's i.MX image ({uboot}): "
               "`make deps` as root unpacks it", file=sys.stderr)
         return EXIT_NO_QEMU
+    forwards = None
+    if args.net:
+        count = args.net_ports if args.net_ports is not None else args.cpus
+        if not 1 <= count <= NET_PORTS_MAX:
+            print(f"qemu_run: --net-ports must be 1..{NET_PORTS_MAX}", file=sys.stderr)
+            return 2
+        forwards = port_forwards(free_host_ports(count))
+        for h, g in forwards:
+            print(f"qemu_run: net: 127.0.0.1:{h} -> guest port {g}", flush=True)
+        print("@@ " + json.dumps({"net": {"forwards": [{"host": h, "guest": g} for h, g in forwards]}}),
+              flush=True)
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
                      args.extra or [], iso=Path(args.iso) if args.iso else None,
-                     uboot=uboot, gdb=args.gdb, scratch=scratch)
+                     uboot=uboot, gdb=args.gdb, scratch=scratch, forwards=forwards)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -332,6 +387,11 @@ def main() -> int:
     p.add_argument("--cmdline", default="app=hello")
     p.add_argument("--log", help="also write the console to this file")
     p.add_argument("--gdb", action="store_true", help="wait for GDB on :1234")
+    p.add_argument("--net", action="store_true",
+                   help="give the guest a NIC on QEMU user networking (x86_64: e1000; arm-imx6: "
+                   "the ENET), forwarding free host ports on 127.0.0.1 to guest ports 6379, 6380, ...")
+    p.add_argument("--net-ports", type=int, default=None,
+                   help="how many ports --net forwards (default: one per CPU)")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
     with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch:
         return run(p.parse_args(), Path(scratch))

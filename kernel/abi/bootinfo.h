@@ -17,6 +17,7 @@ enum root_slot {
     ROOT_SLOT_IRQ_CONTROL,      /* IRQ control */
     ROOT_SLOT_IPC_BUFFER,       /* the frame holding its IPC buffer */
     ROOT_SLOT_BOOTINFO_FRAME,   /* the frame holding this page */
+    ROOT_SLOT_IO_PORT,          /* I/O ports for PCI configuration (x86_64; empty on other ports) */
     ROOT_SLOT_FIRST_FREE_FIXED, /* first slot after the fixed ones */
 };
 

@@ -51,6 +51,14 @@ enum invocation_label {
     FRAME_UNMAP,
     FRAME_GET_ADDRESS,
 
+    /* I/O ports (x86_64) */
+    IO_PORT_IN8,
+    IO_PORT_IN16,
+    IO_PORT_IN32,
+    IO_PORT_OUT8,
+    IO_PORT_OUT16,
+    IO_PORT_OUT32,
+
     INV_COUNT
 };
 

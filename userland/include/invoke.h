@@ -71,6 +71,10 @@ word_t frame_map(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights, word_
 word_t frame_unmap(cptr_t frame);
 word_t frame_get_address(cptr_t frame, word_t *paddr);
 
+/* I/O ports (x86_64): bytes is 1, 2 or 4 (another width sends INV_INVALID). */
+word_t io_port_in(cptr_t io_port, word_t port, unsigned bytes, uint32_t *value);
+word_t io_port_out(cptr_t io_port, word_t port, unsigned bytes, word_t value);
+
 /* The MR0 / MR1 detail of the last failed invocation on this thread (abi/errors.h). */
 word_t invoke_last_detail(unsigned i);
 

@@ -270,6 +270,27 @@ word_t frame_get_address(cptr_t frame, word_t *paddr)
     return st;
 }
 
+/* ---- I/O ports: MR0 port (Out: MR1 value); In returns the value in MR0. */
+static const word_t io_port_in_label[] = { [1] = IO_PORT_IN8, [2] = IO_PORT_IN16, [4] = IO_PORT_IN32 };
+static const word_t io_port_out_label[] = { [1] = IO_PORT_OUT8, [2] = IO_PORT_OUT16, [4] = IO_PORT_OUT32 };
+
+word_t io_port_in(cptr_t io_port, word_t port, unsigned bytes, uint32_t *value)
+{
+    struct msg m;
+    word_t label = bytes < ARRAY_SIZE(io_port_in_label) ? io_port_in_label[bytes] : INV_INVALID;
+    word_t st = invoke(io_port, label, 1, &port, 0, NULL, &m);
+    if (st == E_OK && value)
+        *value = (uint32_t)m.mr[0];
+    return st;
+}
+
+word_t io_port_out(cptr_t io_port, word_t port, unsigned bytes, word_t value)
+{
+    const word_t args[] = { port, value };
+    word_t label = bytes < ARRAY_SIZE(io_port_out_label) ? io_port_out_label[bytes] : INV_INVALID;
+    return invoke(io_port, label, 2, args, 0, NULL, NULL);
+}
+
 /* Guard data: guard length in bits 0..5, the guard value (0) above. */
 word_t cspace_guard_data(word_t radix)
 {

@@ -12,6 +12,7 @@ extern const struct test __tests_start[], __tests_end[];
 static char fail_detail[400];
 static char notes[200];
 static bool failed;
+static bool skipped;
 
 void test_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -48,6 +49,15 @@ bool test_failed(void)
     return failed;
 }
 
+void test_skip(const char *fmt, ...)
+{
+    skipped = true;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes, sizeof(notes), fmt, ap);
+    va_end(ap);
+}
+
 /* Only tests whose name starts with `only=` run, when it is given. */
 int app_tests(void)
 {
@@ -55,11 +65,11 @@ int app_tests(void)
     arg_str("only", only, sizeof(only));
     tcb_set_priority(ROOT_SLOT_TCB, TEST_PRIO);
 
-    unsigned total = 0, passed = 0;
+    unsigned total = 0, passed = 0, skips = 0;
     for (const struct test *t = __tests_start; t < __tests_end; t++) {
         if (only[0] && strncmp(t->name, only, strlen(only)))
             continue;
-        failed = false;
+        failed = skipped = false;
         fail_detail[0] = notes[0] = 0;
 
         struct arena a;
@@ -82,10 +92,11 @@ int app_tests(void)
             strncpy_z(detail, notes, sizeof(detail));
         json_escape(esc, sizeof(esc), detail);
         printf("@@ {\"test\": \"%s\", \"status\": \"%s\", \"detail\": \"%s\"}\n", t->name,
-               failed ? "fail" : "pass", esc);
+               failed ? "fail" : skipped ? "skip" : "pass", esc);
         total++;
-        passed += !failed;
+        passed += !failed && !skipped;
+        skips += !failed && skipped;
     }
-    printf("tests: %u of %u passed\n", passed, total);
-    return passed == total && total > 0 ? 0 : 1;
+    printf("tests: %u of %u passed, %u skipped\n", passed, total, skips);
+    return passed + skips == total && total > 0 ? 0 : 1;
 }

@@ -5,7 +5,9 @@
  * it ends, then runs the kernel invariant checker and prints one `test`
  * record (docs/console.md).
  *
- * Checks stop the test at the first failure and record what failed.
+ * Checks stop the test at the first failure and record what failed.  A
+ * test that needs what this machine lacks (a NIC, I/O ports) stops with
+ * SKIP(reason) and its record says `skip`, never `pass`.
  * Tests run on the root task's main thread at TEST_PRIO, on core 0.
  */
 #ifndef TEST_H
@@ -32,6 +34,15 @@ struct test {
 void test_fail(const char *file, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void test_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool test_failed(void);
+/* The test cannot run here (a device or feature this machine lacks): record why. */
+void test_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Stop the test as skipped, with the reason. */
+#define SKIP(...)                                                       \
+    do {                                                                \
+        test_skip(__VA_ARGS__);                                         \
+        return;                                                         \
+    } while (0)
 
 #define CHECK(c)                                                        \
     do {                                                                \

@@ -1,0 +1,105 @@
+"""The NIC: qemu_run.py's --net option, and the e1000 driver's in-guest tests booted with a NIC.
+
+The in-guest tests (userland/tests/test_nic.c) open the e1000 QEMU gives the guest on user
+networking, read its MAC, ARP for slirp's gateway 10.0.2.2 and ping it in bursts, interrupt-driven.
+Without a NIC they skip, and the whole suite (tests/test_guest_suite.py) shows them as skipped.
+"""
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, assert_guest_test_passed, build, config_id
+import qemu_run
+from records import parse_text
+
+NIC_TESTS = ["nic_open_reads_mac", "nic_arp_gateway", "nic_many_frames", "nic_rx_overflow_recovers",
+             "nic_level_irq_redelivered_until_cleared"]
+# The driver on one core, and with other cores running under the fine-grained and elided locks.
+NIC_CONFIGS = [("bkl", 1), ("fine", 4), ("rtm", 4)]
+NIC_TIMEOUT = 300
+
+
+# ---- the --net command line, without QEMU
+
+def test_net_forwards_free_host_ports_to_guest_ports_from_6379():
+    hosts = qemu_run.free_host_ports(4)
+    assert len(set(hosts)) == 4 and all(1024 <= h < 65536 for h in hosts)
+    # Free: each can be bound on 127.0.0.1 now.
+    for h in hosts:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            s.bind(("127.0.0.1", h))
+    assert qemu_run.port_forwards(hosts) == [(h, 6379 + i) for i, h in enumerate(hosts)]
+
+
+def test_net_argv_x86_64_is_an_e1000_on_user_networking():
+    forwards = [(40001, 6379), (40002, 6380)]
+    argv = qemu_run.qemu_argv("x86_64", Path("k.elf"), 2, "tcg", False, "app=tests", [],
+                              forwards=forwards)
+    netdev = argv[argv.index("-netdev") + 1]
+    assert netdev == ("user,id=n0,hostfwd=tcp:127.0.0.1:40001-:6379,"
+                      "hostfwd=tcp:127.0.0.1:40002-:6380")
+    assert argv[argv.index("-device", argv.index("-netdev")) + 1] == "e1000,netdev=n0"
+    # Without --net the guest has no NIC at all.
+    plain = qemu_run.qemu_argv("x86_64", Path("k.elf"), 2, "tcg", False, "app=tests", [])
+    assert "-netdev" not in plain and "-nic" not in plain and not any("e1000" in a for a in plain)
+
+
+def test_net_argv_arm_is_the_boards_enet(tmp_path):
+    forwards = [(40001, 6379)]
+    argv = qemu_run.qemu_argv("arm-imx6", tmp_path / "k.elf", 1, "tcg", False, "app=tests", [],
+                              scratch=tmp_path, forwards=forwards)
+    assert argv[argv.index("-nic") + 1] == "user,hostfwd=tcp:127.0.0.1:40001-:6379"
+    assert "-netdev" not in argv
+    plain = qemu_run.qemu_argv("arm-imx6", tmp_path / "k.elf", 1, "tcg", False, "app=tests", [],
+                               scratch=tmp_path)
+    assert "-nic" not in plain
+
+
+def test_net_ports_out_of_range_is_refused():
+    image = build("x86_64", "bkl") / "kernel.elf"
+    proc = subprocess.run([sys.executable, str(REPO / "tools" / "qemu_run.py"), "--image", str(image),
+                           "--accel", "tcg", "--net", "--net-ports", "0"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2 and "--net-ports" in proc.stderr
+
+
+# ---- booted with a NIC
+
+def test_qemu_run_net_prints_its_forwards(guest):
+    run = guest(lock="bkl", cpus=2, app="hello", net=True)
+    assert run.status == 0, run.log
+    records = run.of_type("net")
+    assert len(records) == 1
+    forwards = records[0]["net"]["forwards"]
+    assert [f["guest"] for f in forwards] == [6379, 6380]     # one per CPU by default
+    assert len({f["host"] for f in forwards}) == 2
+    for f in forwards:
+        assert f"hostfwd=tcp:127.0.0.1:{f['host']}-:{f['guest']}" in run.log
+        assert f"qemu_run: net: 127.0.0.1:{f['host']} -> guest port {f['guest']}" in run.log
+
+
+@pytest.mark.parametrize("config", NIC_CONFIGS, ids=config_id)
+@pytest.mark.parametrize("name", NIC_TESTS)
+def test_nic_in_guest(guest, config, name):
+    lock, cpus = config
+    run = guest(lock=lock, cpus=cpus, app="tests", args="only=nic", net=True, timeout=NIC_TIMEOUT)
+    assert run.tests.get(name, {}).get("status") != "skip", "the NIC was not found: " + run.log[-2000:]
+    assert_guest_test_passed(run, name)
+
+
+def test_nic_reads_qemus_default_mac(guest):
+    run = guest(lock="bkl", cpus=1, app="tests", args="only=nic", net=True, timeout=NIC_TIMEOUT)
+    assert run.tests["nic_open_reads_mac"]["detail"] == "mac 52:54:00:12:34:56"
+    assert run.status == 0 and run.done_status == 0
+
+
+def test_nic_tests_skip_without_a_nic(guest):
+    run = guest(lock="bkl", cpus=1, app="tests", args="only=nic", timeout=NIC_TIMEOUT)
+    assert {run.tests[n]["status"] for n in NIC_TESTS} == {"skip"}
+    assert all("no NIC" in run.tests[n]["detail"] or "no e1000" in run.tests[n]["detail"]
+               for n in NIC_TESTS)
+    # Skips are not failures: the run still ends with status 0.
+    assert run.status == 0 and run.done_status == 0
