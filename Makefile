@@ -86,7 +86,8 @@ USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c
 
 # lwIP (docs/network.md): the core of Debian's source package, which tools/ensure_deps.sh unpacks
 # into .deps/lwip, with our port layer in userland/net.  Without it, the network programs are
-# left out and the app `redis` says why (userland/roottask/network_absent.c).
+# left out, the app `redis` says why (userland/roottask/network_absent.c) and the lwIP tests
+# report skip (userland/tests/without_lwip/).
 LWIP_DIR := .deps/lwip
 ifneq ($(wildcard $(LWIP_DIR)/src/core/tcp.c),)
 LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum.c core/ip.c \
@@ -96,7 +97,8 @@ LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum
 USER_INC += -Iuserland/net -I$(LWIP_DIR)/src/include
 USER_SRC := $(filter-out userland/roottask/network_absent.c,$(USER_SRC)) $(LWIP_SRC)
 else
-USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC))
+USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) \
+            userland/tests/without_lwip/test_lwip_skipped.c
 endif
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 

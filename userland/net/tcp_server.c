@@ -2,7 +2,8 @@
  * The TCP glue between lwIP's raw API and a byte-stream protocol
  * (tcp_server.h).  Each connection's life:
  *
- *   accept -> open: a slot and the protocol's state, or a reset (refused)
+ *   accept      -> a slot (or a reset: refused) and open: the protocol's state
+ *                  (or none yet: input is held and poll tries open again)
  *   recv        -> input (or held, while the backlog is over its limit)
  *   recv NULL   -> the peer closed: close once the backlog is out
  *   input false -> the protocol closed (QUIT, a bad frame): the same
@@ -185,7 +186,9 @@ static err_t try_close(struct tcp_server_conn *c)
 static err_t progress(struct tcp_server_conn *c)
 {
     flush_backlog(c);
-    if (c->held && !c->closing && c->backlog_bytes <= TCP_SERVER_BACKLOG_LIMIT) {
+    if (!c->state && !c->closing)
+        c->state = c->server->protocol->open(c->server->protocol->ctx);
+    if (c->held && c->state && !c->closing && c->backlog_bytes <= TCP_SERVER_BACKLOG_LIMIT) {
         struct pbuf *p = c->held;
         c->held = NULL;
         if (feed(c, p) == ERR_ABRT)
@@ -210,7 +213,9 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         pbuf_free(p);
         return ERR_OK;
     }
-    if (c->held || c->backlog_bytes > TCP_SERVER_BACKLOG_LIMIT) {
+    if (!c->state)
+        c->state = c->server->protocol->open(c->server->protocol->ctx);
+    if (c->held || !c->state || c->backlog_bytes > TCP_SERVER_BACKLOG_LIMIT) {
         c->server->holds++;
         if (c->held)
             pbuf_cat(c->held, p);
@@ -236,6 +241,8 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
     struct tcp_server_conn *c = arg;
     if (c->closing && ++c->close_polls > CLOSE_POLLS_MAX)
         return reset(c);
+    if (!c->state && !c->closing && ++c->open_polls > TCP_SERVER_OPEN_POLLS)
+        return reset(c);
     return progress(c);
 }
 
@@ -258,8 +265,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     for (unsigned i = 0; i < TCP_SERVER_MAX_CONNS && !c; i++)
         if (!s->conns[i].pcb)
             c = &s->conns[i];
-    void *state = c ? s->protocol->open(s->protocol->ctx) : NULL;
-    if (!state) {
+    if (!c) {
         s->refused++;
         tcp_abort(pcb);
         return ERR_ABRT;
@@ -267,7 +273,9 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     memset(c, 0, sizeof(*c));
     c->pcb = pcb;
     c->server = s;
-    c->state = state;
+    c->state = s->protocol->open(s->protocol->ctx);
+    if (!c->state)
+        s->deferred++;
     s->live++;
     s->accepted++;
     attach(pcb, c);

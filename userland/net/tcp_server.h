@@ -9,6 +9,12 @@
  * no more input: received segments are held unacknowledged to the window, so
  * a client that sends without reading fills its own window, not our memory.
  *
+ * A connection whose protocol state cannot be made yet (open returns NULL:
+ * no memory while other connections still hold theirs) is not refused: its
+ * input is held the same way and open is tried again from the poll callback,
+ * so a client waits rather than being reset.  One that still has no state
+ * after TCP_SERVER_OPEN_POLLS polls is reset.
+ *
  * Every function here, and every callback, runs on the thread that owns the
  * lwIP instance (NO_SYS).
  */
@@ -19,9 +25,12 @@
 #include <stddef.h>
 #include "lwip/tcp.h"
 
-/* One more than the clients redis-benchmark opens by default (50), within lwIP's pcb pool. */
-#define TCP_SERVER_MAX_CONNS 56
+/* A slot for every pcb lwIP can have: lwIP runs out of pcbs (and drops SYNs, which the client
+ * sends again) before the server runs out of slots. */
+#define TCP_SERVER_MAX_CONNS MEMP_NUM_TCP_PCB
 #define TCP_SERVER_BACKLOG_LIMIT TCP_SND_BUF
+/* Poll periods (about a second each) a connection may wait for its protocol state. */
+#define TCP_SERVER_OPEN_POLLS 30
 
 /* Called with the connection's state; out(out_ctx, buf, len) queues reply bytes. */
 typedef void (*tcp_server_out_fn)(void *out_ctx, const void *buf, size_t len);
@@ -39,7 +48,7 @@ struct tcp_server;
 struct tcp_server_conn {
     struct tcp_pcb *pcb;            /* NULL: the slot is free */
     struct tcp_server *server;
-    void *state;                    /* the protocol's */
+    void *state;                    /* the protocol's; NULL until open succeeds */
     struct pbuf *backlog;           /* reply bytes waiting for send-buffer room, linked by next */
     struct pbuf *backlog_tail;
     size_t backlog_bytes;
@@ -47,6 +56,7 @@ struct tcp_server_conn {
     bool closing;                   /* the protocol or the peer ended it: close once the backlog is out */
     bool out_of_memory;             /* a reply could not be queued: the connection is reset */
     unsigned close_polls;           /* poll callbacks spent waiting to close */
+    unsigned open_polls;            /* poll callbacks spent waiting for the protocol's state */
 };
 
 struct tcp_server {
@@ -55,8 +65,10 @@ struct tcp_server {
     struct tcp_server_conn conns[TCP_SERVER_MAX_CONNS];
     unsigned live;                  /* connections open now */
     unsigned long accepted;         /* connections served since start */
-    unsigned long refused;          /* connections reset at accept (no slot, no memory, or refused) */
-    unsigned long reset;            /* connections reset later (out of memory, or a close that never finished) */
+    unsigned long refused;          /* SYNs lwIP had no pcb for, and connections reset at accept (no slot) */
+    unsigned long deferred;         /* connections whose open had to wait for memory */
+    unsigned long reset;            /* connections reset later (no memory for a reply or for their state in time,
+                                       or a close that never finished) */
     size_t backlog_peak;            /* the largest backlog any connection had */
     unsigned long holds;            /* received segments held because of a backlog */
 };

@@ -23,10 +23,15 @@
 
 static bool echo_used[TCP_SERVER_MAX_CONNS];
 static unsigned echo_opened, echo_closed;
+static unsigned echo_opens_to_fail;     /* as if out of memory: open fails this many times */
 
 static void *echo_open(void *ctx)
 {
     (void)ctx;
+    if (echo_opens_to_fail) {
+        echo_opens_to_fail--;
+        return NULL;
+    }
     for (unsigned i = 0; i < ARRAY_SIZE(echo_used); i++)
         if (!echo_used[i]) {
             echo_used[i] = true;
@@ -375,7 +380,8 @@ TEST(lwip_tcp_abrupt_disconnect)
     CHECK_USAGE(before);
 }
 
-#define FLOOD 40
+/* 70 clients and their 70 server ends need more pcbs than lwIP's 128. */
+#define FLOOD 70
 
 static struct client flood[FLOOD];
 static uint8_t flood_rx[FLOOD][16];
@@ -388,6 +394,39 @@ static bool flood_done(void *arg)
         if (!flood[i].error && flood[i].rx_len < flood[i].tx_len)
             return false;
     return true;
+}
+
+/*
+ * A connection whose protocol state cannot be made at first (no memory)
+ * waits for it, its input held, and is served once the poll callback's
+ * retry succeeds.
+ */
+TEST(lwip_tcp_open_waits_for_memory)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7005, &echo), ERR_OK);
+    static const char msg[] = "served after all";
+    uint8_t rx[32];
+    struct client c = { .tx = (const uint8_t *)msg, .tx_len = sizeof(msg) - 1, .rx = rx,
+                        .rx_cap = sizeof(rx) };
+    unsigned opened = echo_opened;
+    echo_opens_to_fail = 2;     /* at accept, and when the data arrives: the poll's retry opens */
+    CHECK(client_connect(&c, 7005));
+    CHECK(wait_for(client_echoed, &c));
+    CHECK(!c.error);
+    CHECK_EQ(echo_opens_to_fail, 0);
+    CHECK_EQ(server.deferred, 1);
+    CHECK_EQ(echo_opened, opened + 1);
+    CHECK_EQ(c.rx_len, c.tx_len);
+    CHECK(!memcmp(rx, msg, c.tx_len));
+    client_close(&c);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
 }
 
 /*
