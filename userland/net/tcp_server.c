@@ -2,8 +2,9 @@
  * The TCP glue between lwIP's raw API and a byte-stream protocol
  * (tcp_server.h).  Each connection's life:
  *
- *   accept      -> a slot (or a reset: refused) and open: the protocol's state
- *                  (or none yet: input is held and poll tries open again)
+ *   accept      -> a slot (or a reset: refused)
+ *   first data  -> open: the protocol's state (or none yet: the input is held
+ *                  and poll tries open again)
  *   recv        -> input (or held, while the backlog is over its limit)
  *   recv NULL   -> the peer closed: close once the backlog is out
  *   input false -> the protocol closed (QUIT, a bad frame): the same
@@ -14,6 +15,7 @@
  * callbacks first).
  */
 #include <libc.h>
+#include "lwip/sys.h"
 #include "tcp_server.h"
 
 /* How often lwIP's poll callback runs, in its coarse timer's 500 ms periods. */
@@ -22,6 +24,12 @@
 #define CLOSE_POLLS_MAX 20
 /* The largest reply piece queued in one pbuf (pbuf lengths are 16-bit). */
 #define BACKLOG_PIECE 16384
+/*
+ * A connection idle this long may lose its state to one that has none (no
+ * memory): long enough that a client waiting on a slow network is not taken
+ * for a dead one.
+ */
+#define EVICT_IDLE_MS 5000
 
 static void detach(struct tcp_pcb *pcb)
 {
@@ -148,6 +156,35 @@ static err_t feed(struct tcp_server_conn *c, struct pbuf *p)
     return c->out_of_memory ? reset(c) : ERR_OK;
 }
 
+/*
+ * Make the connection's protocol state.  When that fails (no memory), the
+ * connection that has been idle longest, and at least EVICT_IDLE_MS, gives
+ * its state up (it is reset) and open is tried once more: peers that vanished
+ * without a FIN or RST reaching us (QEMU's user network does that to
+ * connections the host reset before they were set up) would otherwise keep
+ * their memory for ever.
+ */
+static void open_state(struct tcp_server_conn *c)
+{
+    struct tcp_server *s = c->server;
+    c->state = s->protocol->open(s->protocol->ctx);
+    if (c->state)
+        return;
+    u32_t now = sys_now();
+    struct tcp_server_conn *idlest = NULL;
+    for (unsigned i = 0; i < TCP_SERVER_MAX_CONNS; i++) {
+        struct tcp_server_conn *o = &s->conns[i];
+        if (o->pcb && o != c && o->state && (u32_t)(now - o->last_active) >= EVICT_IDLE_MS &&
+            (!idlest || (u32_t)(now - o->last_active) > (u32_t)(now - idlest->last_active)))
+            idlest = o;
+    }
+    if (idlest) {
+        s->evicted++;
+        reset(idlest);
+        c->state = s->protocol->open(s->protocol->ctx);
+    }
+}
+
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err);
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
 static err_t on_poll(void *arg, struct tcp_pcb *pcb);
@@ -186,8 +223,8 @@ static err_t try_close(struct tcp_server_conn *c)
 static err_t progress(struct tcp_server_conn *c)
 {
     flush_backlog(c);
-    if (!c->state && !c->closing)
-        c->state = c->server->protocol->open(c->server->protocol->ctx);
+    if (!c->state && c->held && !c->closing)
+        open_state(c);
     if (c->held && c->state && !c->closing && c->backlog_bytes <= TCP_SERVER_BACKLOG_LIMIT) {
         struct pbuf *p = c->held;
         c->held = NULL;
@@ -213,8 +250,12 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         pbuf_free(p);
         return ERR_OK;
     }
-    if (!c->state)
-        c->state = c->server->protocol->open(c->server->protocol->ctx);
+    c->last_active = sys_now();
+    if (!c->state && !c->held) {
+        open_state(c);
+        if (!c->state)
+            c->server->deferred++;
+    }
     if (c->held || !c->state || c->backlog_bytes > TCP_SERVER_BACKLOG_LIMIT) {
         c->server->holds++;
         if (c->held)
@@ -232,7 +273,9 @@ static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
 {
     (void)pcb;
     (void)len;
-    return progress(arg);
+    struct tcp_server_conn *c = arg;
+    c->last_active = sys_now();
+    return progress(c);
 }
 
 static err_t on_poll(void *arg, struct tcp_pcb *pcb)
@@ -241,7 +284,7 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
     struct tcp_server_conn *c = arg;
     if (c->closing && ++c->close_polls > CLOSE_POLLS_MAX)
         return reset(c);
-    if (!c->state && !c->closing && ++c->open_polls > TCP_SERVER_OPEN_POLLS)
+    if (!c->state && c->held && !c->closing && ++c->open_polls > TCP_SERVER_OPEN_POLLS)
         return reset(c);
     return progress(c);
 }
@@ -250,7 +293,9 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 static void on_err(void *arg, err_t err)
 {
     (void)err;
-    release(arg);
+    struct tcp_server_conn *c = arg;
+    c->server->ended_by_lwip++;
+    release(c);
 }
 
 static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
@@ -273,12 +318,16 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     memset(c, 0, sizeof(*c));
     c->pcb = pcb;
     c->server = s;
-    c->state = s->protocol->open(s->protocol->ctx);
-    if (!c->state)
-        s->deferred++;
+    c->last_active = sys_now();
     s->live++;
     s->accepted++;
     attach(pcb, c);
+    /*
+     * Below the listener's priority: when lwIP has no pcb for a new SYN it
+     * resets the connection inactive longest (tcp_kill_prio) instead of
+     * dropping the SYN, so dead connections cannot lock new clients out.
+     */
+    tcp_setprio(pcb, TCP_PRIO_MIN);
     /* Replies are whole answers to requests: send them at once, as Redis does (TCP_NODELAY). */
     tcp_nagle_disable(pcb);
     return ERR_OK;

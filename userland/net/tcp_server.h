@@ -9,11 +9,16 @@
  * no more input: received segments are held unacknowledged to the window, so
  * a client that sends without reading fills its own window, not our memory.
  *
- * A connection whose protocol state cannot be made yet (open returns NULL:
- * no memory while other connections still hold theirs) is not refused: its
- * input is held the same way and open is tried again from the poll callback,
- * so a client waits rather than being reset.  One that still has no state
- * after TCP_SERVER_OPEN_POLLS polls is reset.
+ * A connection gets its protocol state when its first bytes arrive, so
+ * connections that never send (QEMU's user network opens one to the guest
+ * for every host connection, even one the host has already reset) cost a
+ * pcb and a slot but no protocol memory.  One whose state cannot be made
+ * (open returns NULL: no memory while other connections hold theirs) takes
+ * the state of the connection idle longest, if one has been idle 5 s; otherwise its input
+ * is held the same way and open is tried again from the poll callback, so a
+ * client waits rather than being reset.  One that still has no state after
+ * TCP_SERVER_OPEN_POLLS polls is reset.  Likewise, when lwIP runs out of
+ * pcbs, a new connection resets the one inactive longest.
  *
  * Every function here, and every callback, runs on the thread that owns the
  * lwIP instance (NO_SYS).
@@ -48,7 +53,7 @@ struct tcp_server;
 struct tcp_server_conn {
     struct tcp_pcb *pcb;            /* NULL: the slot is free */
     struct tcp_server *server;
-    void *state;                    /* the protocol's; NULL until open succeeds */
+    void *state;                    /* the protocol's; NULL until the first bytes open it */
     struct pbuf *backlog;           /* reply bytes waiting for send-buffer room, linked by next */
     struct pbuf *backlog_tail;
     size_t backlog_bytes;
@@ -57,6 +62,7 @@ struct tcp_server_conn {
     bool out_of_memory;             /* a reply could not be queued: the connection is reset */
     unsigned close_polls;           /* poll callbacks spent waiting to close */
     unsigned open_polls;            /* poll callbacks spent waiting for the protocol's state */
+    u32_t last_active;              /* sys_now() when it was accepted, last received or last had bytes acknowledged */
 };
 
 struct tcp_server {
@@ -66,7 +72,10 @@ struct tcp_server {
     unsigned live;                  /* connections open now */
     unsigned long accepted;         /* connections served since start */
     unsigned long refused;          /* SYNs lwIP had no pcb for, and connections reset at accept (no slot) */
-    unsigned long deferred;         /* connections whose open had to wait for memory */
+    unsigned long deferred;         /* connections whose first open found no memory (they waited) */
+    unsigned long evicted;          /* idle connections reset to give their memory to a new one */
+    unsigned long ended_by_lwip;    /* connections lwIP ended: reset by the peer, timed out, or
+                                       their pcb given to a new connection */
     unsigned long reset;            /* connections reset later (no memory for a reply or for their state in time,
                                        or a close that never finished) */
     size_t backlog_peak;            /* the largest backlog any connection had */

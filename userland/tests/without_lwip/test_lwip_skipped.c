@@ -12,4 +12,5 @@ TEST(lwip_tcp_echo_backpressure) { SKIP(LWIP_ABSENT); }
 TEST(lwip_tcp_protocol_close) { SKIP(LWIP_ABSENT); }
 TEST(lwip_tcp_abrupt_disconnect) { SKIP(LWIP_ABSENT); }
 TEST(lwip_tcp_open_waits_for_memory) { SKIP(LWIP_ABSENT); }
+TEST(lwip_tcp_idle_connection_evicted) { SKIP(LWIP_ABSENT); }
 TEST(lwip_tcp_connection_flood) { SKIP(LWIP_ABSENT); }
