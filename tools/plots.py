@@ -184,6 +184,7 @@ def _redis_figure(records, stem: Path, key: str, title: str, ylabel: str) -> lis
         points = sorted(by_lock[lock])
         ax.errorbar([p[0] for p in points], [p[1] for p in points], yerr=[p[2] for p in points],
                     fmt="o-", capsize=3, label=lock)
+    ax.set_xticks(sorted({p[0] for points in by_lock.values() for p in points}))
     ax.set_title(title)
     ax.set_xlabel("cores")
     ax.set_ylabel(ylabel)
