@@ -7,8 +7,10 @@ while the guest serves:
      app's `redis` record (the guest ports it serves, docs/network.md);
   2. sends `DEBUG KSTATS 1` (the start mark: the kernel prints a `kstats`
      and a `lockstats` record per core, docs/console.md);
-  3. runs Debian's redis-benchmark against every served port at once, one
-     process per port (`-t set,get`, a bounded number of requests);
+  3. runs the clients against every served port at once, one process per
+     port: Debian's redis-benchmark (`-t set,get`, a bounded number of
+     requests), or YCSB workload A (tools/ycsb.py: its load phase before the
+     start mark, its run phase inside the window);
   4. sends `DEBUG KSTATS 2` (the end mark) and waits for its records;
   5. stops QEMU, and adds a host record
      `{"bench": "redis", "config": {...}, "ops": N, "errors": N, "seconds": S}`
@@ -18,7 +20,7 @@ Every wait is bounded by the boot's timeout; servers are reached on
 127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
 status 0 when every client finished cleanly and both marks were printed.
 
-    python3 tools/redis_run.py -- <qemu_run.py command...>
+    python3 tools/redis_run.py [--client ycsb --records 32000 --requests 100000] -- <qemu_run.py command...>
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ import time
 
 import records as rec
 import redis_figures
+import ycsb
 
 BENCHMARK_TESTS = ("set", "get")
 # The exit status when there is nothing to measure: the guest ended without
@@ -65,6 +68,44 @@ def send_mark(port: int, tag: int, timeout: float) -> str:
 def benchmark_command(port: int, requests: int, clients: int) -> list:
     return ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(requests),
             "-c", str(clients), "-t", ",".join(BENCHMARK_TESTS), "-q"]
+
+
+def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float) -> tuple:
+    """redis-benchmark on every port at once: (operations, errors, seconds, notes)."""
+    began = time.monotonic()
+    procs = [subprocess.Popen(benchmark_command(p, requests, clients), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace")
+             for p in ports]
+    errors, notes = 0, []
+    for p, client in zip(ports, procs):
+        try:
+            out, _ = client.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            client.kill()
+            out, _ = client.communicate()
+            notes.append(f"redis_run: redis-benchmark on port {p} did not finish in time")
+        if client.returncode != 0 or "error" in out.lower():
+            errors += 1
+            notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
+                         + " ".join(out.split())[-300:])
+    return requests * len(BENCHMARK_TESTS) * len(ports), errors, time.monotonic() - began, notes
+
+
+def run_ycsb(ports: list, records: int, operations: int, deadline: float, mark) -> tuple:
+    """YCSB workload A: the load phase, then mark() (the window's start), then the
+    run phase on every port at once: (operations, errors, seconds, notes).  The
+    seconds are YCSB's own run time of its slowest client, without the JVM's start."""
+    ycsb.build()
+    load = ycsb.run_phase("load", ports, records, records, timeout=max(1.0, deadline - time.monotonic()))
+    mark()
+    run = ycsb.run_phase("run", ports, records, operations, timeout=max(1.0, deadline - time.monotonic()))
+    ops = sum(run["operations"].values())
+    seconds = max(c["runtime_ms"] for c in run["clients"]) / 1000.0
+    return ops, load["errors"] + run["errors"], seconds, []
+
+
+class MarkError(Exception):
+    pass
 
 
 class Console:
@@ -124,16 +165,26 @@ def _mark_printed(tag: int):
     return printed
 
 
-def run(cmd: list, timeout: float, requests: int, clients: int) -> tuple:
-    """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window."""
-    if shutil.which("redis-benchmark") is None:
-        return SKIPPED, "redis_run: redis-benchmark is not installed (tools/ensure_deps.sh installs redis-tools)\n"
+def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
+        records: int = 1000) -> tuple:
+    """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
+    client: "redis-benchmark" (requests per test and port, clients connections each) or
+    "ycsb" (workload A: records per server, requests operations per client)."""
+    needed = "redis-benchmark" if client == "redis-benchmark" else "java"
+    if shutil.which(needed) is None:
+        return SKIPPED, f"redis_run: {needed} is not installed (tools/ensure_deps.sh installs it)\n"
     deadline = time.monotonic() + timeout
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace", start_new_session=True)
     console = Console(proc.stdout)
     notes: list[str] = []
     status = 1
+
+    def mark(port: int, tag: int) -> None:
+        reply = send_mark(port, tag, MARK_TIMEOUT)
+        if reply != "+OK" or not console.wait_for(_mark_printed(tag), time.monotonic() + MARK_TIMEOUT):
+            raise MarkError(f"the mark {tag} failed (reply {reply!r})")
+
     try:
         if not console.wait_for(lambda rs: rec.of_type(rs, "net") and rec.of_type(rs, "redis"), deadline):
             if rec.done_status(console.records) is not None:
@@ -148,42 +199,24 @@ def run(cmd: list, timeout: float, requests: int, clients: int) -> tuple:
         if not ports:
             notes.append("redis_run: the guest serves no forwarded port")
             return status, console.text() + "\n".join(notes) + "\n"
-        start = send_mark(ports[0], redis_figures.START_TAG, MARK_TIMEOUT)
-        if start != "+OK" or not console.wait_for(_mark_printed(redis_figures.START_TAG),
-                                                  time.monotonic() + MARK_TIMEOUT):
-            notes.append(f"redis_run: the start mark failed (reply {start!r})")
-            return status, console.text() + "\n".join(notes) + "\n"
-        began = time.monotonic()
-        clients_run = [subprocess.Popen(benchmark_command(p, requests, clients), stdout=subprocess.PIPE,
-                                        stderr=subprocess.STDOUT, text=True, errors="replace")
-                       for p in ports]
-        errors = 0
-        for p, client in zip(ports, clients_run):
-            try:
-                out, _ = client.communicate(timeout=max(1.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                client.kill()
-                out, _ = client.communicate()
-                notes.append(f"redis_run: redis-benchmark on port {p} did not finish in time")
-            if client.returncode != 0 or "error" in out.lower():
-                errors += 1
-                notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
-                             + " ".join(out.split())[-300:])
-        seconds = time.monotonic() - began
-        end = send_mark(ports[0], redis_figures.END_TAG, MARK_TIMEOUT)
-        if end != "+OK" or not console.wait_for(_mark_printed(redis_figures.END_TAG),
-                                                time.monotonic() + MARK_TIMEOUT):
-            notes.append(f"redis_run: the end mark failed (reply {end!r})")
-            return status, console.text() + "\n".join(notes) + "\n"
-        record = {"bench": "redis",
-                  "config": {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
-                             "clients": clients, "tests": list(BENCHMARK_TESTS)},
-                  "ops": requests * len(BENCHMARK_TESTS) * len(ports), "errors": errors,
+        if client == "ycsb":
+            ops, errors, seconds, more = run_ycsb(ports, records, requests, deadline,
+                                                  lambda: mark(ports[0], redis_figures.START_TAG))
+            config = {"client": "ycsb", "workload": "a", "ports": len(ports), "records": records,
+                      "operations": requests}
+        else:
+            mark(ports[0], redis_figures.START_TAG)
+            ops, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
+            config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
+                      "clients": clients, "tests": list(BENCHMARK_TESTS)}
+        notes += more
+        mark(ports[0], redis_figures.END_TAG)
+        record = {"bench": "redis", "config": config, "ops": ops, "errors": errors,
                   "seconds": round(seconds, 3)}
         notes.append(rec.PREFIX + json.dumps(record))
         status = 0 if errors == 0 else 1
         return status, console.text() + "\n".join(notes) + "\n"
-    except OSError as err:
+    except (OSError, MarkError, ycsb.YcsbError) as err:
         notes.append(f"redis_run: {err}")
         return status, console.text() + "\n".join(notes) + "\n"
     finally:
@@ -201,11 +234,14 @@ def main(argv=None) -> int:
 
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--timeout", type=float, default=600)
-    p.add_argument("--requests", type=int, default=2000, help="per port and test")
-    p.add_argument("--clients", type=int, default=10, help="connections per port")
+    p.add_argument("--client", choices=["redis-benchmark", "ycsb"], default="redis-benchmark")
+    p.add_argument("--requests", type=int, default=2000,
+                   help="redis-benchmark: per port and test; ycsb: operations per client")
+    p.add_argument("--clients", type=int, default=10, help="redis-benchmark: connections per port")
+    p.add_argument("--records", type=int, default=1000, help="ycsb: records per server (the papers: 32,000)")
     p.add_argument("command", nargs="+", help="the qemu_run.py command (after --)")
     args = p.parse_args(argv)
-    status, text = run(args.command, args.timeout, args.requests, args.clients)
+    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records)
     sys.stdout.write(text)
     if status == 0:
         fig = redis_figures.figures(rec.parse_text(text))

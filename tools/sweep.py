@@ -73,11 +73,15 @@ class Plan:
     # because the statistics cost time.
     stats_locks: list = field(default_factory=list)
     stats_cpus: list = field(default_factory=lambda: [1, 2])
-    # The Redis benchmark: CPU counts, and per served port the requests of
-    # each redis-benchmark test (set, get) and the connections.
+    # The Redis benchmark: CPU counts, the client (redis-benchmark, or ycsb
+    # for workload A), and per served port: redis-benchmark's requests of
+    # each test (set, get) and connections, or YCSB's operations (requests)
+    # and records (the papers: 32,000).
     redis_cpus: list = field(default_factory=lambda: [1, 2, 4])
+    redis_client: str = "redis-benchmark"
     redis_requests: int = 2000
     redis_clients: int = 10
+    redis_records: int = 32000
 
 
 @dataclass(frozen=True)
@@ -220,7 +224,8 @@ def redis_command(repo: Path, boot: list, plan: Plan, timeout: float) -> list:
     """A networked boot: tools/redis_run.py around the qemu_run.py command, with a NIC
     and one forwarded port per CPU."""
     return [sys.executable, str(repo / "tools" / "redis_run.py"), "--timeout", f"{timeout:g}",
-            "--requests", str(plan.redis_requests), "--clients", str(plan.redis_clients),
+            "--client", plan.redis_client, "--requests", str(plan.redis_requests),
+            "--clients", str(plan.redis_clients), "--records", str(plan.redis_records),
             "--", *boot, "--net"]
 
 
@@ -512,8 +517,13 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--delays", type=_ints, help="mcpingpong mean delays (default 0,4000)")
     p.add_argument("--redis-cpus", type=_ints, help="CPU counts for redis (default 1,2,4)")
     p.add_argument("--redis-requests", type=int,
-                   help="redis: requests of each redis-benchmark test per port (default 2000)")
+                   help="redis: requests of each redis-benchmark test per port, or YCSB operations "
+                        "per client (default 2000)")
     p.add_argument("--redis-clients", type=int, help="redis: connections per port (default 10)")
+    p.add_argument("--redis-client", choices=["redis-benchmark", "ycsb"],
+                   help="redis: the client (default redis-benchmark; ycsb runs workload A)")
+    p.add_argument("--redis-records", type=int,
+                   help="redis with ycsb: records per server (default 32000, as in the papers)")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,
@@ -532,7 +542,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
-                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients"):
+                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients",
+                 "redis_client", "redis_records"):
         value = getattr(args, name)
         if value is not None:
             setattr(plan, name, value)
