@@ -23,16 +23,20 @@ void accounting_enter_stamped(struct core_account *a)
 {
     const struct core *c = my_core();
     word_t now = arch_cycles();
-    word_t since = now - a->exit_stamp;
 
-    __atomic_store_n(&a->exit_stamp, 0, __ATOMIC_RELAXED);
-    if (c->current == c->idle)
-        /* Release: a reader that sees this idle total sees the stamp cleared (accounting_read). */
-        __atomic_store_n(&a->idle, a->idle + since, __ATOMIC_RELEASE);
-    else
-        add_relaxed(&a->user, since);
+    if (a->exit_stamp) {
+        word_t since = now - a->exit_stamp;
+
+        __atomic_store_n(&a->exit_stamp, 0, __ATOMIC_RELAXED);
+        if (c->current == c->idle)
+            /* Release: a reader that sees this idle total sees the stamp cleared (accounting_read). */
+            __atomic_store_n(&a->idle, a->idle + since, __ATOMIC_RELEASE);
+        else
+            add_relaxed(&a->user, since);
+    }
+    /* As for exit_stamp: a zero reading would look unstamped. */
     if (__atomic_load_n(&accounting_timing, __ATOMIC_RELAXED))
-        a->entry_stamp = now;
+        a->entry_stamp = now ? now : 1;
 }
 
 void accounting_exit_stamped(struct core_account *a, const struct core *c)

@@ -31,9 +31,13 @@ enum entry_cause {
  * exit_stamp is nonzero exactly when the last return to a thread read the
  * counter (a return to the idle thread, or any return while timing is on):
  * the next entry then charges the time since to idle or user.  entry_stamp
- * is nonzero exactly inside an entry timed from its start.  So an entry and
- * exit with timing off, to and from a user thread, cost a counter increment
- * and three tests, and never read the counter.
+ * is nonzero exactly inside an entry that began while timing was on; its
+ * exit charges the kernel time and stamps the return.  So with timing off
+ * an entry and exit to and from a user thread cost a counter increment and
+ * two tests (three on the slow path, which may return to the idle thread),
+ * and never read the counter.  Timing turned on by another core starts at
+ * this core's next entry; turned off, it stops at the exit of the entry
+ * under way.
  */
 struct core_account {
     word_t entries[ENTRY_CAUSES];
@@ -62,7 +66,7 @@ static inline __attribute__((always_inline)) void accounting_enter(enum entry_ca
     struct core_account *a = &core_accounts[arch_core_id()];
 
     __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
-    if (unlikely(a->exit_stamp))
+    if (unlikely(a->exit_stamp | __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED)))
         accounting_enter_stamped(a);
 }
 
@@ -71,8 +75,16 @@ static inline __attribute__((always_inline)) void accounting_exit(const struct c
 {
     struct core_account *a = &core_accounts[arch_core_id()];
 
-    if (unlikely(a->entry_stamp || c->current == c->idle ||
-                 __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED)))
+    if (unlikely(a->entry_stamp || c->current == c->idle))
+        accounting_exit_stamped(a, c);
+}
+
+/* accounting_exit() after the fastpath, which never returns to the idle thread. */
+static inline __attribute__((always_inline)) void accounting_exit_switched(const struct core *c)
+{
+    struct core_account *a = &core_accounts[arch_core_id()];
+
+    if (unlikely(a->entry_stamp))
         accounting_exit_stamped(a, c);
 }
 

@@ -77,7 +77,7 @@ static _Noreturn void leave_switched(struct core *c)
     c->entry_thread = NULL;
     kernel_lock_release();
     core_run_deferred_work();
-    accounting_exit(c);
+    accounting_exit_switched(c);
     arch_return_to_user(c->current);
 }
 
