@@ -6,7 +6,7 @@
  * until an interrupt enters the kernel, and every switch to it ends in a
  * return from the kernel, so stamping the return to idle and the next
  * entry measures idle time exactly, with no code in the idle loop and no
- * test on the fastpath, which never returns to the idle thread.
+ * idle test on the fastpath's exit, which never returns to the idle thread.
  */
 #include "accounting.h"
 #include <arch.h>
