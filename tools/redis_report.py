@@ -164,7 +164,9 @@ def report(records) -> str:
     parts = ["== Redis (redis-benchmark set,get on every served port) ==", table(found),
              "Xput = throughput / mean utilisation of all cores (002 section 5.2). "
              + ("Under TCG, throughput and Xput are emulation speed: compare the per-operation "
-                "figures, which -icount makes exact instruction counts." if tcg else
+                "figures: exact instruction counts under -icount, though how many requests one "
+                "kernel entry serves varies from boot to boot (packets come from the host in "
+                "real time), so repeat boots (--reps) before comparing variants." if tcg else
                 "Throughput is wall-clock: under TCG it is emulation speed; the per-operation "
                 "figures are the comparable ones."),
              "machine-repairman prediction (tools/model.py mixed_throughput; delays = user time "
