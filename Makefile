@@ -83,6 +83,23 @@ USER_INC := -Iuserland/include -Ikernel -Iarch/$(ARCH)/user
 USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c userland/fuzz/*.c bench/*.c) \
             $(wildcard userland/drivers/*.c userland/net/*.c userland/redis/*.c) \
             $(ARCH_USER_SRC)
+
+# lwIP (docs/network.md): the core of Debian's source package, which tools/ensure_deps.sh unpacks
+# into .deps/lwip, with our port layer in userland/net.  Without it, the network programs are
+# left out, the app `redis` says why (userland/roottask/network_absent.c) and the lwIP tests
+# report skip (userland/tests/without_lwip/).
+LWIP_DIR := .deps/lwip
+ifneq ($(wildcard $(LWIP_DIR)/src/core/tcp.c),)
+LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum.c core/ip.c \
+              core/mem.c core/memp.c core/netif.c core/pbuf.c core/stats.c core/timeouts.c \
+              core/tcp.c core/tcp_in.c core/tcp_out.c core/ipv4/etharp.c core/ipv4/icmp.c \
+              core/ipv4/ip4.c core/ipv4/ip4_addr.c netif/ethernet.c)
+USER_INC += -Iuserland/net -I$(LWIP_DIR)/src/include
+USER_SRC := $(filter-out userland/roottask/network_absent.c,$(USER_SRC)) $(LWIP_SRC)
+else
+USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) \
+            userland/tests/without_lwip/test_lwip_skipped.c
+endif
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 ROOT_ELF   := $(BUILD)/root.elf
@@ -118,6 +135,13 @@ $(KERNEL_ELF): $(KERNEL_OBJ) arch/$(ARCH)/kernel.ld
 $(BUILD)/user/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(KCC) $(COMMON) $(ARCH_UCFLAGS) $(DEFS) $(USER_INC) -c $< -o $@
+
+# lwIP is third-party code: it keeps to its own warning level, and its <string.h> and <stdlib.h>
+# are the shims in userland/net/std.
+LWIP_WARN := -Wall -Wno-address
+$(BUILD)/user/$(LWIP_DIR)/%.c.o: $(LWIP_DIR)/%.c
+	@mkdir -p $(dir $@)
+	$(KCC) $(filter-out $(WARN),$(COMMON)) $(LWIP_WARN) $(ARCH_UCFLAGS) $(DEFS) -Iuserland/net/std $(USER_INC) -c $< -o $@
 
 $(BUILD)/user/%.S.o: %.S
 	@mkdir -p $(dir $@)

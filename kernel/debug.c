@@ -123,6 +123,9 @@ void handle_debug_syscall(word_t sysno)
         syscall_return(t, E_OK, 2);
         break;
     }
+    case SYS_DEBUG_KSTATS:
+        debug_kstats(t);
+        break;
     default:
         break;
     }

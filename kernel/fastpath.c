@@ -31,6 +31,7 @@
  * done after the lock release (after the commit under `rtm`).
  */
 #include "fastpath.h"
+#include "accounting.h"
 #include "cspace.h"
 #include "endpoint.h"
 #include "reply.h"
@@ -193,6 +194,7 @@ static _Noreturn ALWAYS_INLINE void leave_switched(struct core *c)
     c->entry_thread = NULL;
     kernel_lock_release();
     core_run_deferred_work(c);
+    accounting_exit_switched(c);
     arch_return_to_user(c->current);
 }
 

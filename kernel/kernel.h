@@ -29,6 +29,8 @@ void syscall_return(struct tcb *t, enum status s, unsigned nresults);
 
 /* kernel/debug.c: debug system calls (status in ABI_STATUS).  */
 void handle_debug_syscall(word_t sysno);
+/* kernel/kstats.c: SYS_DEBUG_KSTATS for thread t. */
+void debug_kstats(struct tcb *t);
 /* The invariant checker; prints what failed and returns false. */
 bool kernel_check_invariants(void);
 

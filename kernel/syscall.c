@@ -20,6 +20,7 @@
  * looking the cap up before holding any lock would be unsafe.
  */
 #include "kernel.h"
+#include "accounting.h"
 #include "core.h"
 #include "cspace.h"
 #include "delete.h"
@@ -64,6 +65,7 @@ static _Noreturn void leave(void)
     c->entry_thread = NULL;
     kernel_lock_release();
     core_run_deferred_work(c);
+    accounting_exit(c);
     arch_return_to_user(c->current);
 }
 
@@ -241,6 +243,7 @@ _Noreturn void handle_syscall(word_t sysno)
     struct tcb *t;
     enum kernel_entry_kind kind = is_ipc_syscall(sysno) ? ENTRY_IPC : ENTRY_GENERAL;
 
+    accounting_enter(ENTRY_CAUSE_SYSCALL);
     t = enter(kind, true);
     if (!t)
         leave();
@@ -311,6 +314,7 @@ _Noreturn void handle_interrupt(unsigned irq)
 {
     struct core *c = my_core();
 
+    accounting_enter(ENTRY_CAUSE_INTERRUPT);
     /* An interrupt is not the current thread's request: nothing to restart if it is taken away. */
     enter(ENTRY_IPC, false);
     c->entry_thread = NULL;
@@ -328,6 +332,7 @@ _Noreturn void handle_interrupt(unsigned irq)
 
 _Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_code, word_t arch_status)
 {
+    accounting_enter(ENTRY_CAUSE_FAULT);
     struct tcb *t = enter(ENTRY_IPC, false);
 
     if (t) {

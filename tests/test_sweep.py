@@ -10,6 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import records as rec  # noqa: E402
 import sweep  # noqa: E402
+from redis_console import console as redis_console  # noqa: E402
 
 
 def option(cmd, name):
@@ -19,9 +20,10 @@ def option(cmd, name):
 class FakeQemu:
     """Answers a boot command with the records a guest would print."""
 
-    def __init__(self, fail=(), interrupt_after=None, starve=()):
+    def __init__(self, fail=(), interrupt_after=None, starve=(), redis_skip=False):
         self.calls, self.fail, self.interrupt_after = [], set(fail), interrupt_after
         self.starve = set(starve)  # (lock, cpus) whose last core makes no round trips
+        self.redis_skip = redis_skip  # the guest has no Redis server (a build without lwIP)
 
     def __call__(self, cmd, timeout):
         if self.interrupt_after is not None and len(self.calls) == self.interrupt_after:
@@ -36,6 +38,11 @@ class FakeQemu:
                                                           "accel": option(cmd, "--accel")}})]
         cost = {"none": 400, "bkl": 410, "fine": 480, "rtm": 470}[lock]
         stats = words.get("lockstats") == "1"
+        if words["app"] == "redis":  # tools/redis_run.py around qemu_run.py --net
+            assert cmd[1].endswith("redis_run.py") and cmd[-1] == "--net"
+            if self.redis_skip:
+                return sweep.SKIPPED_EXIT, "redis_run: skipped: the guest ended without serving: why\n"
+            return 0, redis_console(lock, cpus, stats=stats)
         if stats:  # the reset at the window's start prints a group too; the window's is last
             for held in (9999, 150):
                 lines += ["@@ " + json.dumps({"lockstats": {
@@ -101,18 +108,19 @@ def run_main(tmp_path, argv, qemu, make=None, chooser=None):
 def test_quick_plan_expansion():
     jobs = sweep.expand(sweep.quick_plan("x86_64"))
     timed = [j for j in jobs if not j.stats]
-    assert len(timed) == 4 * (1 + 3 * 2)  # locks x (pingpong@1 + mcpingpong@{1,2,4} x {0,4000})
+    # locks x (pingpong@1 + mcpingpong@{1,2,4} x {0,4000} + redis@{1,2})
+    assert len(timed) == 4 * (1 + 3 * 2 + 2)
     assert {j.lock for j in timed} == {"none", "bkl", "fine", "rtm"}
     assert {(j.bench, j.cpus, j.delay) for j in timed if j.lock == "bkl"} == {
         ("pingpong", 1, None), ("mcpingpong", 1, 0), ("mcpingpong", 1, 4000),
         ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000), ("mcpingpong", 4, 0),
-        ("mcpingpong", 4, 4000)}
+        ("mcpingpong", 4, 4000), ("redis", 1, None), ("redis", 2, None)}
     # The lock statistics: bkl built with LOCKSTATS=1 on 1 and 2 cores, after the timed runs.
     stats = jobs[len(timed):]
     assert all(j.stats and j.lock == "bkl" and j.variant == "bkl-stats" for j in stats)
     assert {(j.bench, j.cpus, j.delay) for j in stats} == {
         ("pingpong", 1, None), ("mcpingpong", 1, 0), ("mcpingpong", 1, 4000),
-        ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000)}
+        ("mcpingpong", 2, 0), ("mcpingpong", 2, 4000), ("redis", 1, None), ("redis", 2, None)}
     assert stats[0].cmdline("") == "app=pingpong lockstats=1"
     assert stats[0].id == "bkl-stats/pingpong/cpus=1/delay=-/rep=0"
     assert "rtm" not in {j.lock for j in sweep.expand(sweep.quick_plan("arm-imx6"))}
@@ -174,21 +182,25 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     image = tmp_path / "repo/build/x86_64-none-unsafe/kernel.elf"
     assert chooser.calls == [("auto", image, "x86_64")]
     boots = qemu.calls
-    assert len(boots) == 33
+    assert len(boots) == 43
     assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
     assert all(("--unsafe" in c) == (option(c, "--lock") == "none") for c in boots)
     assert option(boots[0], "--image") == str(image)
     assert option(boots[27], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
     assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
-    assert option(boots[-1], "--cmdline") == "app=mcpingpong delay=4000 lockstats=1"
+    assert option(boots[-3], "--cmdline") == "app=mcpingpong delay=4000 lockstats=1"
+    assert option(boots[-1], "--cmdline") == "app=redis lockstats=1"
+    assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
-    assert "[3/33] none cpus=1 delay=4000 mcpingpong ... ok" in text
-    assert "[29/33] bkl-stats cpus=1 pingpong ... ok" in text
+    assert "[3/43] none cpus=1 delay=4000 mcpingpong ... ok" in text
+    assert "[37/43] bkl-stats cpus=1 pingpong ... ok" in text
+    assert "[43/43] bkl-stats cpus=2 redis ... ok" in text
 
     run = tmp_path / "r1"
     records = rec.load(run)
-    assert len(rec.of_type(records, "bench")) == 33 and len(rec.of_type(records, "done")) == 33
+    # A Redis boot has no done record: the server runs until the host stops it.
+    assert len(rec.of_type(records, "bench")) == 43 and len(rec.of_type(records, "done")) == 33
     meta = rec.benches(records, "mcpingpong")[-1][rec.META_KEY]
     assert meta["job"] == "bkl-stats/mcpingpong/cpus=2/delay=4000/rep=0"
     assert (meta["accel"], meta["icount"], meta["unsafe"], meta["make"]["LOCKSTATS"], meta["stats"]) \
@@ -196,9 +208,9 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert meta["git"]  # the source revision the sweep built from
     with open(run / "results.csv") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 33
+    assert len(rows) == 43
     assert rows[0]["sweep.lock"] == "none" and rows[0]["call.median"] == "400"
-    assert json.loads(rows[27]["per_core_rtt_per_s"]) == pytest.approx([1e9 / (2 * 470 + 4000 + 100)] * 4)
+    assert json.loads(rows[33]["per_core_rtt_per_s"]) == pytest.approx([1e9 / (2 * 470 + 4000 + 100)] * 4)
     report = text
     assert "== overhead over 'none'" in report and "queueing model (bkl" in report
     # The statistics runs are not compared with none: one row per figure and variant only.
@@ -208,6 +220,9 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert "2 core(s): held 150.0 per acquisition" in report
     assert report.index("guest INSTRUCTIONS") < report.index("== overhead over 'none'")
     assert (run / "plots" / "ipc_cost.png").stat().st_size > 0
+    assert "== Redis" in report and (run / "plots" / "redis_xput.png").stat().st_size > 0
+    # The statistics build's Redis runs give the lock's hold time per operation.
+    assert "lock hold time per acquisition" in report
 
 
 def test_a_core_without_round_trips_fails_the_boot(tmp_path):
@@ -296,3 +311,38 @@ def test_subprocess_runner_keeps_console_and_status():
     assert status == 3 and rec.done_status(rec.parse_text(text)) == 0
     status, _ = sweep.subprocess_runner([sys.executable, "-c", "import time; time.sleep(5)"], 0.5)
     assert status is None
+
+
+def test_redis_boots_without_a_server_are_skipped_not_failed(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "redis", "--redis-cpus", "1", "--accel", "tcg",
+            "--run", "r1", "--no-report"]
+    status, lines = run_main(tmp_path, args, FakeQemu(redis_skip=True))
+    assert status == 0
+    assert any("bkl cpus=1 redis ... SKIP redis_run: skipped: the guest ended without serving: why" in line
+               for line in lines)
+    assert sweep.State.load(tmp_path / "r1" / "state.json").completed == []
+
+
+def test_check_networked_boot():
+    import redis_console
+
+    ok = rec.parse_text(redis_console.console())
+    assert sweep.check_boot(0, ok, "redis") is None
+    assert sweep.check_boot(None, ok, "redis") == "timeout"
+    assert sweep.check_boot(1, ok, "redis") == "exit 1"
+    assert sweep.check_boot(0, rec.parse_text(redis_console.console(end_mark=False)), "redis") == \
+        "no kstats records with tag 2"
+    assert sweep.check_boot(0, rec.parse_text(redis_console.console(errors=1)), "redis") == \
+        "1 client(s) reported errors"
+
+
+def test_redis_command_wraps_the_boot():
+    plan = sweep.Plan(redis_requests=300, redis_clients=7)
+    cmd = sweep.redis_command(Path("/r"), ["python", "qemu_run.py", "--cpus", "2"], plan, 90)
+    assert cmd[1] == "/r/tools/redis_run.py"
+    assert cmd[2:13] == ["--timeout", "90", "--client", "redis-benchmark", "--requests", "300",
+                         "--clients", "7", "--records", "32000", "--"]
+    assert cmd[13:] == ["python", "qemu_run.py", "--cpus", "2", "--net"]
+    args = sweep.parse_args(["--benchmarks", "redis", "--redis-client", "ycsb", "--redis-records", "500"])
+    plan = sweep.plan_from_args(args)
+    assert (plan.redis_client, plan.redis_records) == ("ycsb", 500)

@@ -57,6 +57,28 @@ if [ ! -f "$uboot" ]; then
     fi
 fi
 
+# lwIP, the guest's TCP/IP stack (docs/network.md): Debian's source package, which
+# `apt-get source` unpacks.  The system's lists have no deb-src entry, so this call uses a
+# private sources list and lists directory and leaves the system's configuration alone.
+if [ ! -f .deps/lwip/src/core/tcp.c ]; then
+    echo "fetching lwIP (Debian source package lwip, bookworm)"
+    apt_dir="$PWD/.deps/lwip-apt"
+    rm -rf "$apt_dir" .deps/lwip && mkdir -p "$apt_dir/lists/partial" "$apt_dir/src"
+    echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
+        >"$apt_dir/sources.list"
+    apt_private=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+                 -o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root)
+    command -v dpkg-source >/dev/null || { [ "$(id -u)" -eq 0 ] && apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null; } || true
+    if apt-get -qq "${apt_private[@]}" update 2>/dev/null &&
+       (cd "$apt_dir/src" && apt-get -qq "${apt_private[@]}" source lwip >/dev/null 2>&1) &&
+       src=$(ls -d "$apt_dir"/src/lwip-2.1.3*/ 2>/dev/null | head -n 1) && [ -f "$src/src/core/tcp.c" ]; then
+        mv "$src" .deps/lwip
+    else
+        echo "note: could not fetch lwIP's source (apt-get source lwip); the network tests skip" >&2
+    fi
+    rm -rf "$apt_dir"
+fi
+
 if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt .venv/requirements.installed; then
     echo "setting up the Python environment in .venv"
     python3 -m venv .venv

@@ -22,6 +22,7 @@ import numpy as np  # noqa: E402
 
 import model  # noqa: E402
 import records as rec  # noqa: E402
+import redis_report  # noqa: E402
 
 IPC_FIGURES = ("call", "reply_recv", "round_trip")
 LOCK_ORDER = ("none", "bkl", "fine", "rtm")
@@ -166,6 +167,50 @@ def variants(records, stem: Path, delay: int | None = None) -> list[Path]:
     return _save(fig, stem)
 
 
+def _redis_figure(records, stem: Path, key: str, title: str, ylabel: str) -> list[Path]:
+    """One line per variant against cores: the median over boots, error bars
+    the standard deviation when a configuration was booted more than once."""
+    configs = redis_report.configurations(redis_report.boots(records))
+    by_lock: dict = {}
+    for (lock, cpus), group in configs.items():
+        values = [b.figures[key] for b in group if b.figures[key] is not None]
+        if values:
+            spread = statistics.stdev(values) if len(values) > 1 else 0.0
+            by_lock.setdefault(lock, []).append((cpus, statistics.median(values), spread))
+    if not by_lock:
+        return []
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for lock in _locks(by_lock):
+        points = sorted(by_lock[lock])
+        ax.errorbar([p[0] for p in points], [p[1] for p in points], yerr=[p[2] for p in points],
+                    fmt="o-", capsize=3, label=lock)
+    ax.set_xticks(sorted({p[0] for points in by_lock.values() for p in points}))
+    ax.set_title(title)
+    ax.set_xlabel("cores")
+    ax.set_ylabel(ylabel)
+    ax.legend()
+    return _save(fig, stem)
+
+
+def redis_throughput(records, stem: Path) -> list[Path]:
+    """002 Figure 3: Redis throughput against cores per variant."""
+    return _redis_figure(records, stem, "throughput", "Redis throughput (redis-benchmark set,get)",
+                         "operations per wall-clock second\n(under TCG: emulation speed)")
+
+
+def redis_xput(records, stem: Path) -> list[Path]:
+    """002 Figure 4: Redis throughput divided by mean core utilisation."""
+    return _redis_figure(records, stem, "xput", "Redis Xput = throughput / mean utilisation",
+                         "operations per second of full utilisation\n(under TCG: emulation speed)")
+
+
+def redis_cost(records, stem: Path) -> list[Path]:
+    """Instructions (or cycles) in the kernel per operation against cores: the
+    figure that does not depend on the host's speed under -icount."""
+    return _redis_figure(records, stem, "kernel_per_op", "Kernel time per Redis operation",
+                         "kernel time per operation\n(instructions under -icount)")
+
+
 def write_all(records, out_dir: Path, bounds: tuple | None = None,
               delay: int | None = None) -> list[Path]:
     """Every figure the records allow, into out_dir."""
@@ -175,6 +220,9 @@ def write_all(records, out_dir: Path, bounds: tuple | None = None,
     if bounds:
         written += bounded(records, out_dir / "bounds_bkl", *bounds)
     written += variants(records, out_dir / "variants")
+    written += redis_throughput(records, out_dir / "redis_throughput")
+    written += redis_xput(records, out_dir / "redis_xput")
+    written += redis_cost(records, out_dir / "redis_kernel_per_op")
     return written
 
 

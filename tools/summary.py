@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import model
 import records as rec
+import redis_report
 
 BASELINE = "none"
 TARGETS = {"bkl": 1.03, "fine": 1.20}  # on single-core ping-pong, from the project's issue
@@ -380,6 +381,9 @@ def report(records, hz: float | None = None) -> str:
     if note:
         parts.append(note)
     parts += [service_time_report(records, hz=hz), hold_report(records)]
+    redis = redis_report.report(records)
+    if redis:
+        parts.append(redis)
     return "\n".join(parts)
 
 

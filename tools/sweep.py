@@ -11,6 +11,13 @@ See docs/results.md.
     python3 tools/sweep.py --quick
     python3 tools/sweep.py --locks bkl,fine --cpus 1,2 --delays 0,2000,4000
     python3 tools/sweep.py --resume 20240101-120000
+    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1,2,4
+
+The Redis benchmark (`redis`) boots the app `redis` with a NIC and drives it
+from the host through tools/redis_run.py (redis-benchmark on every served
+port at once, between two DEBUG KSTATS marks); its figures come from
+tools/redis_figures.py.  A boot whose guest has no Redis server (no lwIP
+in the build) is reported as skipped with the guest's reason, not as failed.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ import records as rec
 REPO = Path(__file__).resolve().parent.parent
 LOCKS = ("none", "bkl", "fine", "rtm")
 DELAYED = ("mcpingpong",)  # benchmarks that take a delay= argument
+NETWORKED = ("redis",)  # benchmarks driven from the host over the NIC (tools/redis_run.py)
+# tools/redis_run.py's exit status when there is nothing to measure (its SKIPPED).
+SKIPPED_EXIT = 77
 MAKE_NCPUS_DEFAULT = 8  # the Makefile's NCPUS default
 
 # runner(command, timeout) -> (exit status or None on timeout, console text)
@@ -63,6 +73,15 @@ class Plan:
     # because the statistics cost time.
     stats_locks: list = field(default_factory=list)
     stats_cpus: list = field(default_factory=lambda: [1, 2])
+    # The Redis benchmark: CPU counts, the client (redis-benchmark, or ycsb
+    # for workload A), and per served port: redis-benchmark's requests of
+    # each test (set, get) and connections, or YCSB's operations (requests)
+    # and records (the papers: 32,000).
+    redis_cpus: list = field(default_factory=lambda: [1, 2, 4])
+    redis_client: str = "redis-benchmark"
+    redis_requests: int = 2000
+    redis_clients: int = 10
+    redis_records: int = 32000
 
 
 @dataclass(frozen=True)
@@ -105,12 +124,15 @@ def quick_plan(arch: str) -> Plan:
     """`make run`: every variant on single-core ping-pong and on multicore
     ping-pong with 1, 2 and 4 cores (three core counts, so that the model's
     two parameters are not fitted exactly through two points), plus the
-    bkl lock statistics on 1 and 2 cores.  About 7 minutes on 2 host cores
-    under TCG with -icount."""
+    bkl lock statistics on 1 and 2 cores; and a short Redis comparison of
+    every variant on 1 and 2 cores (200 requests of each test per port,
+    5 connections).  About 7 minutes on 2 host cores under TCG with -icount
+    before the Redis runs were added."""
     locks = ["none", "bkl", "fine"] + (["rtm"] if arch == "x86_64" else [])
-    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong"], cpus=[1, 2, 4],
-                pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
-                stats_locks=["bkl"], stats_cpus=[1, 2])
+    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong", "redis"],
+                cpus=[1, 2, 4], pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
+                stats_locks=["bkl"], stats_cpus=[1, 2], redis_cpus=[1, 2], redis_requests=200,
+                redis_clients=5)
 
 
 def expand(plan: Plan) -> list[Job]:
@@ -122,6 +144,8 @@ def expand(plan: Plan) -> list[Job]:
             for bench in plan.benchmarks:
                 if bench == "pingpong":
                     cpus_list = plan.pingpong_cpus
+                elif bench in NETWORKED:
+                    cpus_list = plan.stats_cpus if stats else plan.redis_cpus
                 else:
                     cpus_list = plan.stats_cpus if stats else plan.cpus
                 delays = plan.delays if bench in DELAYED else [None]
@@ -196,6 +220,15 @@ def boot_command(repo: Path, arch: str, lock: str, image: Path, cpus: int, accel
     return cmd
 
 
+def redis_command(repo: Path, boot: list, plan: Plan, timeout: float) -> list:
+    """A networked boot: tools/redis_run.py around the qemu_run.py command, with a NIC
+    and one forwarded port per CPU."""
+    return [sys.executable, str(repo / "tools" / "redis_run.py"), "--timeout", f"{timeout:g}",
+            "--client", plan.redis_client, "--requests", str(plan.redis_requests),
+            "--clients", str(plan.redis_clients), "--records", str(plan.redis_records),
+            "--", *boot, "--net"]
+
+
 def subprocess_runner(cmd: list, timeout: float) -> tuple:
     """Run a boot, keeping its console output; (None, text) on a timeout."""
     try:
@@ -229,8 +262,28 @@ def say(text: str) -> None:
 QEMU_RUN_EXITS = {3: "no done record", 4: "kernel panic", 124: "timeout", 125: "QEMU could not start"}
 
 
+def check_networked_boot(status: int | None, records: list) -> str | None:
+    """Why a Redis boot failed, or None: it has no done record (the server
+    runs until stopped) but a complete window with no client errors."""
+    import redis_figures
+
+    if status is None:
+        return "timeout"
+    if status != 0:
+        return f"exit {status}"
+    try:
+        fig = redis_figures.figures(records)
+    except redis_figures.WindowError as err:
+        return str(err)
+    if fig["errors"]:
+        return f"{fig['errors']} client(s) reported errors"
+    return None
+
+
 def check_boot(status: int | None, records: list, bench: str | None) -> str | None:
     """Why a boot failed, or None when it succeeded."""
+    if bench in NETWORKED:
+        return check_networked_boot(status, records)
     if status is None:
         return "timeout"
     if status != 0:
@@ -393,9 +446,15 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         unsafe = variables["UNSAFE"] == "1"
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
                            unsafe, plan.timeout, job.cmdline(plan.args), log)
+        if job.bench in NETWORKED:
+            cmd = redis_command(repo, cmd, plan, plan.timeout)
         start = time.monotonic()
         status, text = runner(cmd, plan.timeout + 30)
         seconds = time.monotonic() - start
+        if job.bench in NETWORKED and status == SKIPPED_EXIT:
+            why = text.rstrip().splitlines()[-1] if text.strip() else "no reason given"
+            out(f"{head} SKIP {why}")
+            continue
         try:
             records = rec.parse_text(text, str(log))
             reason = check_boot(status, records, job.bench)
@@ -456,6 +515,15 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--cpus", type=_ints, help="CPU counts for every benchmark but pingpong (default 1,2)")
     p.add_argument("--pingpong-cpus", type=_ints, help="CPU counts for pingpong (default 1)")
     p.add_argument("--delays", type=_ints, help="mcpingpong mean delays (default 0,4000)")
+    p.add_argument("--redis-cpus", type=_ints, help="CPU counts for redis (default 1,2,4)")
+    p.add_argument("--redis-requests", type=int,
+                   help="redis: requests of each redis-benchmark test per port, or YCSB operations "
+                        "per client (default 2000)")
+    p.add_argument("--redis-clients", type=int, help="redis: connections per port (default 10)")
+    p.add_argument("--redis-client", choices=["redis-benchmark", "ycsb"],
+                   help="redis: the client (default redis-benchmark; ycsb runs workload A)")
+    p.add_argument("--redis-records", type=int,
+                   help="redis with ycsb: records per server (default 32000, as in the papers)")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,
@@ -474,7 +542,8 @@ def parse_args(argv=None) -> argparse.Namespace:
 def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
-                 "icount", "args", "timeout"):
+                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients",
+                 "redis_client", "redis_records"):
         value = getattr(args, name)
         if value is not None:
             setattr(plan, name, value)

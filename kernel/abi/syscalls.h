@@ -23,6 +23,7 @@ enum syscall {
     SYS_DEBUG_LOCKSTATS,/* print and (MR0 != 0) reset the lock statistics */
     SYS_DEBUG_CORE,     /* return the index of the core the caller runs on in MR0 */
     SYS_DEBUG_PREEMPT,  /* arm MR0 preemption points on this core; MR0 restarts, MR1 unused points */
+    SYS_DEBUG_KSTATS,   /* per-core accounting: read, print, time on/off (abi/kstats.h) */
     SYS_COUNT
 };
 

@@ -7,6 +7,7 @@ int app_tests(void);
 int app_fuzz(void);
 int app_pingpong(void);
 int app_mcpingpong(void);
+int app_redis(void);        /* userland/net/redis_app.c, or roottask/network_absent.c without lwIP */
 
 /* The env object of bench and fuzz records (docs/console.md), into buf. */
 void bench_env_json(char *buf, unsigned long size);

@@ -26,6 +26,14 @@ void redis_db_free(struct redis_db *db);    /* every conn on it must be freed fi
  * the Unix epoch.  Without one, SET's expiry options are refused. */
 void redis_db_set_clock(struct redis_db *db, uint64_t (*now_ms)(void));
 
+/*
+ * DEBUG KSTATS <tag> (a measured window's mark, docs/benchmarks.md): have the
+ * kernel print its per-core accounting labelled `tag`.  The guest provides
+ * it (userland/roottask/redis_kstats.c); elsewhere a default returns false
+ * and the command replies with an error.
+ */
+bool redis_env_kstats(uint64_t tag);
+
 struct redis_conn *redis_conn_new(struct redis_db *db);    /* NULL when memory is exhausted */
 void redis_conn_free(struct redis_conn *c);
 

@@ -8,6 +8,7 @@
 #define SYS_H
 
 #include <abi/errors.h>
+#include <abi/kstats.h>
 #include <abi/msginfo.h>
 #include <abi/syscalls.h>
 #include <abi/types.h>
@@ -109,5 +110,11 @@ word_t sys_debug_core(void);
  * preemption point on this core so far; *unused: armed points not reached.
  */
 word_t sys_debug_preempt(word_t points, word_t *unused);
+/*
+ * The kernel's accounting of core `core` into values[] (enum kstats_value,
+ * abi/kstats.h); flags KSTATS_PRINT, KSTATS_TIME_ON, KSTATS_TIME_OFF; `tag`
+ * labels printed records.  Returns the status.
+ */
+word_t sys_debug_kstats(word_t core, word_t flags, word_t tag, word_t values[KSTATS_VALUES]);
 
 #endif

@@ -75,3 +75,13 @@ word_t sys_debug_preempt(word_t points, word_t *unused)
     *unused = m.mr[1];
     return m.mr[0];
 }
+
+word_t sys_debug_kstats(word_t core, word_t flags, word_t tag, word_t values[KSTATS_VALUES])
+{
+    struct msg m = { .info = msginfo_new(0, 0, 0, 3), .mr = { core, flags, tag } };
+    word_t st = sys_raw(SYS_DEBUG_KSTATS, 0, &m);
+
+    for (unsigned i = 0; i < KSTATS_VALUES; i++)
+        values[i] = st == E_OK ? msg_get(&m, i) : 0;
+    return st;
+}

@@ -5,7 +5,12 @@
  */
 #include <root.h>
 
-#define HEAP_SIZE   (256 * 1024)
+/*
+ * Sized for the Redis server (docs/network.md): each of redis-benchmark's 50
+ * connections takes a 32 KiB block (its 16 KiB reply buffer rounds up), and
+ * the keys and values come on top.  Its 1024 frames are root CNode slots.
+ */
+#define HEAP_SIZE   (4 * 1024 * 1024)
 #define MIN_CLASS   4       /* 16 bytes */
 #define MAX_CLASS   17      /* 128 KiB */
 

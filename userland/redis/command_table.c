@@ -25,6 +25,11 @@ static const struct command client_subcommands[] = {
     { NULL, 0, NULL, 0, 0, 0, NULL },
 };
 
+static const struct command debug_subcommands[] = {
+    { "kstats", 3, cmd_debug_kstats, 0, 0, 0, NULL },
+    { NULL, 0, NULL, 0, 0, 0, NULL },
+};
+
 const struct command redis_commands[] = {
     { "ping", -1, cmd_ping, 0, 0, 0, NULL },
     { "echo", 2, cmd_echo, 0, 0, 0, NULL },
@@ -70,6 +75,7 @@ const struct command redis_commands[] = {
     { "config", -2, NULL, 0, 0, 0, config_subcommands },
     { "command", -1, cmd_command, 0, 0, 0, command_subcommands },
     { "client", -2, NULL, 0, 0, 0, client_subcommands },
+    { "debug", -2, NULL, 0, 0, 0, debug_subcommands },
 };
 
 const size_t redis_command_count = sizeof(redis_commands) / sizeof(redis_commands[0]);

@@ -17,6 +17,7 @@ static const struct app apps[] = {
     { "fuzz", app_fuzz },
     { "pingpong", app_pingpong },
     { "mcpingpong", app_mcpingpong },
+    { "redis", app_redis },
 };
 
 int app_hello(void)

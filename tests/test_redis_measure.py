@@ -1,0 +1,143 @@
+"""The Redis benchmark's host side without QEMU: figures, report, model and
+plots from recorded console text (tests/redis_console.py), and the driver's
+parts that need no guest (tools/redis_run.py)."""
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
+import model  # noqa: E402
+import plots  # noqa: E402
+import records as rec  # noqa: E402
+import redis_figures  # noqa: E402
+import redis_report  # noqa: E402
+import redis_run  # noqa: E402
+import summary  # noqa: E402
+from redis_console import console  # noqa: E402
+
+
+def test_window_is_the_difference_of_the_two_marks():
+    cores = redis_figures.window(rec.parse_text(console(cpus=2)))
+    assert [c.core for c in cores] == [0, 1]
+    assert (cores[0].elapsed, cores[0].idle, cores[0].kernel, cores[0].user) == \
+        (10_000_000, 2_000_000, 3_000_000, 5_000_000)
+    assert cores[0].entries == {"syscall": 8_000, "interrupt": 2_000, "fault": 0}
+    assert cores[0].utilisation == pytest.approx(0.8)
+    assert cores[1].utilisation == pytest.approx(0.1)
+    assert cores[0].delay == pytest.approx(500) and cores[1].delay == pytest.approx(500)
+
+
+def test_figures_of_a_window():
+    fig = redis_figures.figures(rec.parse_text(console(cpus=2, ops=2000, seconds=4.0, stats=True)))
+    assert fig["ops"] == 2000 and fig["errors"] == 0
+    assert fig["throughput"] == pytest.approx(500)
+    assert fig["utilisation"] == pytest.approx([0.8, 0.1])
+    assert fig["mean_utilisation"] == pytest.approx(0.45)
+    assert fig["xput"] == pytest.approx(500 / 0.45)
+    assert fig["entries_per_op"] == pytest.approx((10_000 + 1_200) / 2000)
+    assert fig["entries_per_op_by_cause"] == pytest.approx({"syscall": 4.5, "interrupt": 1.1, "fault": 0})
+    assert fig["kernel_per_op"] == pytest.approx(1700)
+    assert fig["user_per_op"] == pytest.approx(2800)
+    # The lockstats after the end mark are the window's; the start mark's group is not counted.
+    assert fig["lock_held_per_acquisition"] == pytest.approx(150)
+    assert fig["lock_held_per_op"] == pytest.approx(150 * 11_200 / 2000)
+    assert redis_figures.service_time(fig)[0] == pytest.approx(150)
+
+
+def test_without_lock_statistics_the_service_time_is_kernel_time_per_entry():
+    fig = redis_figures.figures(rec.parse_text(console(cpus=2, stats=False)))
+    assert fig["lock_held_per_op"] is None
+    s, source = redis_figures.service_time(fig)
+    assert s == pytest.approx(3_400_000 / 11_200) and "upper bound" in source
+
+
+def test_incomplete_windows_are_refused():
+    with pytest.raises(redis_figures.WindowError, match="tag 2"):
+        redis_figures.figures(rec.parse_text(console(end_mark=False)))
+    untimed = console().replace('"timed": true', '"timed": false')
+    with pytest.raises(redis_figures.WindowError, match="timing was off"):
+        redis_figures.window(rec.parse_text(untimed))
+    no_bench = "".join(line + "\n" for line in console().splitlines() if '"bench"' not in line)
+    with pytest.raises(redis_figures.WindowError, match="no redis bench"):
+        redis_figures.figures(rec.parse_text(no_bench))
+
+
+def test_model_delays_follow_the_papers_layout():
+    fig = redis_figures.figures(rec.parse_text(console(cpus=2)))
+    delays, why = redis_figures.model_delays(fig, 4)
+    assert delays == pytest.approx([500, 500, 500, 500]) and "measured server cores" in why
+    one = redis_figures.figures(rec.parse_text(console(cpus=1)))
+    delays, why = redis_figures.model_delays(one, 3)
+    assert delays == pytest.approx([500, 500, 500]) and "no other core" in why
+
+
+def test_prediction_is_the_mixed_model_over_entries_per_operation():
+    records = rec.parse_text(console(cpus=1, stats=True))
+    found = redis_report.boots(records)
+    text = redis_report.prediction(found, cores=(1, 2))
+    entries_per_op = 10_000 / 2000
+    one = 1e6 / (500 + 150) / entries_per_op  # one core: one lock service per think time
+    two = model.mixed_throughput(150, [500, 500]).throughput * 1e6 / entries_per_op
+    assert f"1: {one:,.1f}" in text and f"2: {two:,.1f}" in text
+    assert "lock hold time per acquisition" in text
+
+
+def _sweep_records(text: str, lock: str, cpus: int, icount: bool = True) -> list:
+    meta = {"job": f"{lock}/redis/cpus={cpus}/delay=-/rep=0", "lock": lock, "cpus": cpus,
+            "icount": icount}
+    return [{**r, rec.META_KEY: meta} for r in rec.parse_text(text)]
+
+
+def test_report_has_a_row_per_configuration_and_says_what_tcg_means():
+    records = (_sweep_records(console("bkl", 1), "bkl", 1) + _sweep_records(console("bkl", 2), "bkl", 2)
+               + _sweep_records(console("fine", 2, seconds=8.0), "fine", 2))
+    text = redis_report.report(records)
+    rows = [line.split() for line in text.splitlines() if line.startswith(("bkl ", "fine "))]
+    assert [(r[0], r[1]) for r in rows] == [("bkl", "1"), ("bkl", "2"), ("fine", "2")]
+    fine = rows[2]
+    assert fine[4] == "250.0"               # 2000 operations in 8 s
+    assert fine[5:8] == ["45", "(80", "10)"]  # mean utilisation, then each core's
+    assert fine[8] == "555.6"               # Xput = 250 / 0.45
+    assert fine[9] == "5.60" and fine[10] == "1,700" and fine[11] == "2,800"
+    assert "emulation speed" in text and "instr" in text
+    assert "machine-repairman prediction" in text
+    # The sweep's summary includes it.
+    assert "== Redis" in summary.report(records)
+
+
+def test_a_boot_without_a_window_is_left_out():
+    records = _sweep_records(console("bkl", 2, end_mark=False), "bkl", 2)
+    assert redis_report.boots(records) == [] and redis_report.report(records) == ""
+
+
+def test_plots_of_throughput_xput_and_kernel_cost(tmp_path):
+    records = []
+    for lock in ("bkl", "fine"):
+        for cpus in (1, 2):
+            records += _sweep_records(console(lock, cpus, seconds=2.0 * cpus), lock, cpus)
+    written = plots.write_all(records, tmp_path)
+    names = {p.name for p in written}
+    assert {"redis_throughput.png", "redis_xput.png", "redis_kernel_per_op.png"} <= names
+    assert all(p.stat().st_size > 0 for p in written)
+    assert plots.redis_xput([], tmp_path / "none") == []
+
+
+def test_served_host_ports_and_the_mark_command():
+    records = rec.parse_text(console(cpus=2))
+    assert redis_run.served_host_ports(records) == [40000]  # the app serves 6379 only
+    assert redis_run.mark_command(12) == b"*3\r\n$5\r\nDEBUG\r\n$6\r\nKSTATS\r\n$2\r\n12\r\n"
+    assert redis_run.benchmark_command(40000, 200, 5)[:7] == \
+        ["redis-benchmark", "-h", "127.0.0.1", "-p", "40000", "-n", "200"]
+
+
+def test_a_guest_without_a_redis_server_is_a_skip_with_its_reason():
+    if redis_run.shutil.which("redis-benchmark") is None:
+        pytest.skip("redis-benchmark is not installed (tools/ensure_deps.sh installs redis-tools)")
+    guest = ("print('@@ {\"net\": {\"forwards\": [{\"host\": 1, \"guest\": 6379}]}}');"
+             "print('root task: unknown app \\'redis\\'');"
+             "print('@@ {\"done\": true, \"status\": 2}')")
+    status, text = redis_run.run([sys.executable, "-c", guest], timeout=30, requests=10, clients=1)
+    assert status == redis_run.SKIPPED
+    assert text.rstrip().splitlines()[-1].endswith("root task: unknown app 'redis'")

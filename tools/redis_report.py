@@ -1,0 +1,191 @@
+"""The Redis benchmark's part of a sweep's summary: a table per variant and
+core count, and the machine-repairman model's prediction.
+
+Each boot's records (grouped by the sweep's job, or a whole console log as
+one boot) give one set of figures (tools/redis_figures.py); repeated boots
+of one configuration are summarised by their median.  The model takes each
+core's measured delay (user time between kernel entries) and the lock's
+measured service time per entry and predicts, for 1..N cores in the
+papers' layout (driver on core 0, a server on every other core), the
+kernel entries per time unit (tools/model.py, mixed_throughput), turned
+into operations by the measured kernel entries per operation.
+
+    python3 tools/redis_report.py results/<run>/
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from dataclasses import dataclass
+
+import model
+import records as rec
+import redis_figures
+
+LOCK_ORDER = ("none", "bkl", "fine", "rtm")
+MODEL_CORES = (1, 2, 4, 8, 16)
+
+
+@dataclass
+class Boot:
+    lock: str
+    cpus: int
+    icount: bool
+    figures: dict
+    stats: bool = False  # a LOCKSTATS=1 build: slower, but it measures the lock's hold time
+
+    @property
+    def variant(self) -> str:
+        return self.lock + ("-stats" if self.stats else "")
+
+
+def _lock_key(lock: str):
+    return (LOCK_ORDER.index(lock) if lock in LOCK_ORDER else 99, lock)
+
+
+def _boot_groups(records) -> list[list[dict]]:
+    """The records of each boot: by the sweep's job and rep, in order; a
+    console log without sweep metadata is one boot."""
+    groups: dict = {}
+    for r in records:
+        meta = r.get(rec.META_KEY)
+        key = meta.get("job") if meta else None
+        groups.setdefault(key, []).append(r)
+    return list(groups.values())
+
+
+def boots(records) -> list[Boot]:
+    """Every boot with a complete Redis window."""
+    found = []
+    for group in _boot_groups(records):
+        if not rec.benches(group, "redis"):
+            continue
+        try:
+            fig = redis_figures.figures(group)
+        except redis_figures.WindowError:
+            continue
+        meta = group[0].get(rec.META_KEY) or {}
+        boot = rec.of_type(group, "boot")
+        info = boot[-1]["boot"] if boot else {}
+        found.append(Boot(lock=meta.get("lock", info.get("lock", "?")),
+                          cpus=int(meta.get("cpus", info.get("cores", 1))),
+                          icount=bool(meta.get("icount", False)), figures=fig,
+                          stats=bool(meta.get("stats", False))))
+    return found
+
+
+def _median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
+
+def _fmt(value, digits: int = 1) -> str:
+    if value is None:
+        return "-"
+    return f"{value:,.{digits}f}"
+
+
+def configurations(found: list[Boot]) -> dict:
+    """{(variant, cpus): [Boot]} in lock order, statistics builds after, then cores."""
+    out: dict = {}
+    for b in sorted(found, key=lambda b: (_lock_key(b.lock), b.stats, b.cpus)):
+        out.setdefault((b.variant, b.cpus), []).append(b)
+    return out
+
+
+def table(found: list[Boot]) -> str:
+    unit = "instr" if any(b.icount for b in found) else "cycles"
+    head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'ops/s':>10}{'util %':>16}"
+            f"{'Xput':>10}{'entries/op':>11}{'kernel/op':>11}{'user/op':>11}{'lock/op':>10}")
+    lines = [f"(per operation: {unit}; util: per core, mean first)", head]
+    for (lock, cpus), group in configurations(found).items():
+        figs = [b.figures for b in group]
+        util = [_median([f["utilisation"][i] for f in figs]) for i in range(len(figs[0]["utilisation"]))]
+        mean_util = _median([f["mean_utilisation"] for f in figs])
+        util_text = f"{mean_util * 100:.0f} (" + " ".join(f"{u * 100:.0f}" for u in util) + ")"
+        lines.append(
+            f"{lock:<10}{cpus:>6}{len(group):>6}{_median([f['ops'] for f in figs]):>9,.0f}"
+            f"{_fmt(_median([f['throughput'] for f in figs])):>10}{util_text:>16}"
+            f"{_fmt(_median([f['xput'] for f in figs])):>10}"
+            f"{_fmt(_median([f['entries_per_op'] for f in figs]), 2):>11}"
+            f"{_fmt(_median([f['kernel_per_op'] for f in figs]), 0):>11}"
+            f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
+            f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}")
+    return "\n".join(lines)
+
+
+def prediction(found: list[Boot], cores=MODEL_CORES) -> str:
+    """Predicted operations per million time units against cores, per lock,
+    from the lock's boot with the most cores (its delays are the most
+    representative of the servers; a timed build's when there is one), with
+    the service time of the lock's statistics build when there is one."""
+    lines = []
+    for lock in sorted({b.lock for b in found}, key=_lock_key):
+        mine = [b for b in found if b.lock == lock]
+        boot = max(mine, key=lambda b: (not b.stats, b.cpus))
+        fig = boot.figures
+        s, source = redis_figures.service_time(fig)
+        measured = [b for b in mine if b.stats and b.figures["lock_held_per_acquisition"]]
+        if measured:
+            s, source = redis_figures.service_time(max(measured, key=lambda b: b.cpus).figures)
+        if s is None or not fig["entries_per_op"]:
+            lines.append(f"  {lock}: no prediction: no service time or no kernel entries measured")
+            continue
+        predicted = []
+        why = ""
+        for n in cores:
+            delays = redis_figures.model_delays(fig, n)
+            if delays is None:
+                break
+            d, why = delays
+            try:
+                x = model.mixed_throughput(s, d).throughput
+            except ValueError:
+                predicted.append((n, None))
+                continue
+            predicted.append((n, x / fig["entries_per_op"] * 1e6))
+        if not predicted:
+            lines.append(f"  {lock}: no prediction: core 0 has no measured delay")
+            continue
+        points = "  ".join(f"{n}: {_fmt(v)}" for n, v in predicted)
+        lines.append(f"  {lock} (from {boot.variant} on {boot.cpus} core(s); s = {s:,.0f} per entry, "
+                     f"{source}; {why}):")
+        lines.append(f"    ops per million time units by cores  {points}")
+    return "\n".join(lines)
+
+
+def report(records) -> str:
+    found = boots(records)
+    if not found:
+        return ""
+    tcg = any(b.icount for b in found)
+    parts = ["== Redis (redis-benchmark set,get on every served port) ==", table(found),
+             "Xput = throughput / mean utilisation of all cores (002 section 5.2). "
+             + ("Under TCG, throughput and Xput are emulation speed: compare the per-operation "
+                "figures: exact instruction counts under -icount, though how many requests one "
+                "kernel entry serves varies from boot to boot (packets come from the host in "
+                "real time), so repeat boots (--reps) before comparing variants." if tcg else
+                "Throughput is wall-clock: under TCG it is emulation speed; the per-operation "
+                "figures are the comparable ones."),
+             "machine-repairman prediction (tools/model.py mixed_throughput; delays = user time "
+             "between kernel entries per core):", prediction(found)]
+    return "\n".join(parts)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="The Redis benchmark's summary")
+    parser.add_argument("results", help="a results directory, results.jsonl or console log")
+    args = parser.parse_args(argv)
+    try:
+        text = report(rec.load(args.results))
+    except (OSError, rec.RecordError) as err:
+        print(f"redis_report.py: {err}", file=sys.stderr)
+        return 1
+    print(text or "no Redis windows in these records")
+    return 0 if text else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

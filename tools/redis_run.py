@@ -1,0 +1,253 @@
+"""One boot of the Redis benchmark: boot, mark, load, mark, stop.
+
+Runs a tools/qemu_run.py command for the app `redis` with `--net`, and
+while the guest serves:
+
+  1. waits for qemu_run's `net` record (host port -> guest port) and the
+     app's `redis` record (the guest ports it serves, docs/network.md);
+  2. sends `DEBUG KSTATS 1` (the start mark: the kernel prints a `kstats`
+     and a `lockstats` record per core, docs/console.md);
+  3. runs the clients against every served port at once, one process per
+     port: Debian's redis-benchmark (`-t set,get`, a bounded number of
+     requests), or YCSB workload A (tools/ycsb.py: its load phase before the
+     start mark, its run phase inside the window);
+  4. sends `DEBUG KSTATS 2` (the end mark) and waits for its records;
+  5. stops QEMU, and adds a host record
+     `{"bench": "redis", "config": {...}, "ops": N, "errors": N, "seconds": S}`
+     to the console text, which tools/redis_figures.py turns into figures.
+
+Every wait is bounded by the boot's timeout; servers are reached on
+127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
+status 0 when every client finished cleanly and both marks were printed.
+
+    python3 tools/redis_run.py [--client ycsb --records 32000 --requests 100000] -- <qemu_run.py command...>
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import records as rec
+import redis_figures
+import ycsb
+
+BENCHMARK_TESTS = ("set", "get")
+# The exit status when there is nothing to measure: the guest ended without
+# serving (a build without lwIP says why), or the host lacks redis-benchmark.
+SKIPPED = 77
+MARK_TIMEOUT = 60.0  # seconds for a mark's reply and records, whatever the load before it
+
+
+def mark_command(tag: int) -> bytes:
+    """DEBUG KSTATS <tag> as a RESP2 array."""
+    words = [b"DEBUG", b"KSTATS", str(tag).encode()]
+    return b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
+
+
+def send_mark(port: int, tag: int, timeout: float) -> str:
+    """Send a mark to the server at 127.0.0.1:port; its reply line."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(mark_command(tag))
+        reply = b""
+        while not reply.endswith(b"\r\n"):
+            chunk = s.recv(256)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.decode(errors="replace").strip()
+
+
+def benchmark_command(port: int, requests: int, clients: int) -> list:
+    return ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(requests),
+            "-c", str(clients), "-t", ",".join(BENCHMARK_TESTS), "-q"]
+
+
+def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float) -> tuple:
+    """redis-benchmark on every port at once: (operations, errors, seconds, notes)."""
+    began = time.monotonic()
+    procs = [subprocess.Popen(benchmark_command(p, requests, clients), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, errors="replace")
+             for p in ports]
+    errors, notes = 0, []
+    for p, client in zip(ports, procs):
+        try:
+            out, _ = client.communicate(timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            client.kill()
+            out, _ = client.communicate()
+            notes.append(f"redis_run: redis-benchmark on port {p} did not finish in time")
+        if client.returncode != 0 or "error" in out.lower():
+            errors += 1
+            notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
+                         + " ".join(out.split())[-300:])
+    return requests * len(BENCHMARK_TESTS) * len(ports), errors, time.monotonic() - began, notes
+
+
+def run_ycsb(ports: list, records: int, operations: int, deadline: float, mark) -> tuple:
+    """YCSB workload A: the load phase, then mark() (the window's start), then the
+    run phase on every port at once: (operations, errors, seconds, notes).  The
+    seconds are YCSB's own run time of its slowest client, without the JVM's start."""
+    ycsb.build()
+    load = ycsb.run_phase("load", ports, records, records, timeout=max(1.0, deadline - time.monotonic()))
+    mark()
+    run = ycsb.run_phase("run", ports, records, operations, timeout=max(1.0, deadline - time.monotonic()))
+    ops = sum(run["operations"].values())
+    seconds = max(c["runtime_ms"] for c in run["clients"]) / 1000.0
+    return ops, load["errors"] + run["errors"], seconds, []
+
+
+class MarkError(Exception):
+    pass
+
+
+class Console:
+    """The boot's console lines, read on a thread, with the records seen so far."""
+
+    def __init__(self, stream) -> None:
+        self.lines: list[str] = []
+        self.records: list[dict] = []
+        self.changed = threading.Condition()
+        self.ended = False
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream) -> None:
+        for line in stream:
+            with self.changed:
+                self.lines.append(line.rstrip("\n"))
+                if line.startswith(rec.PREFIX):
+                    try:
+                        self.records += rec.parse_lines([line])
+                    except rec.RecordError:
+                        pass  # kept in the text: the sweep's parser reports it
+                self.changed.notify_all()
+        with self.changed:
+            self.ended = True
+            self.changed.notify_all()
+
+    def wait_for(self, predicate, deadline: float) -> bool:
+        with self.changed:
+            while not predicate(self.records):
+                left = deadline - time.monotonic()
+                if left <= 0 or self.ended:
+                    return predicate(self.records)
+                self.changed.wait(left)
+            return True
+
+    def text(self) -> str:
+        with self.changed:
+            return "\n".join(self.lines) + "\n"
+
+
+def served_host_ports(records) -> list[int]:
+    """The host ports that reach a port the guest's app serves, in guest port order."""
+    forwards = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+    served = [p for r in rec.of_type(records, "redis") for p in r["redis"]["ports"]]
+    return [forwards[p] for p in sorted(served) if p in forwards]
+
+
+def _mark_printed(tag: int):
+    def printed(records) -> bool:
+        boot = rec.of_type(records, "boot")
+        cores = boot[-1]["boot"]["cores"] if boot else 1
+        got = redis_figures.marks(records).get(tag, [])
+        lockstats = sum(1 for r in records if rec.record_type(r) == "lockstats")
+        # The lockstats group follows the kstats group: wait for a full one after this mark.
+        return len(got) == cores and lockstats >= cores * (2 if tag == redis_figures.END_TAG else 1)
+    return printed
+
+
+def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
+        records: int = 1000) -> tuple:
+    """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
+    client: "redis-benchmark" (requests per test and port, clients connections each) or
+    "ycsb" (workload A: records per server, requests operations per client)."""
+    needed = "redis-benchmark" if client == "redis-benchmark" else "java"
+    if shutil.which(needed) is None:
+        return SKIPPED, f"redis_run: {needed} is not installed (tools/ensure_deps.sh installs it)\n"
+    deadline = time.monotonic() + timeout
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace", start_new_session=True)
+    console = Console(proc.stdout)
+    notes: list[str] = []
+    status = 1
+
+    def mark(port: int, tag: int) -> None:
+        reply = send_mark(port, tag, MARK_TIMEOUT)
+        if reply != "+OK" or not console.wait_for(_mark_printed(tag), time.monotonic() + MARK_TIMEOUT):
+            raise MarkError(f"the mark {tag} failed (reply {reply!r})")
+
+    try:
+        if not console.wait_for(lambda rs: rec.of_type(rs, "net") and rec.of_type(rs, "redis"), deadline):
+            if rec.done_status(console.records) is not None:
+                said = [line for line in console.lines
+                        if line.strip() and not line.startswith((rec.PREFIX, "qemu_run:"))]
+                notes.append("redis_run: skipped: the guest ended without serving: "
+                             + (said[-1] if said else "it printed no reason"))
+                return SKIPPED, console.text() + "\n".join(notes) + "\n"
+            notes.append("redis_run: no net and redis records before the timeout")
+            return status, console.text() + "\n".join(notes) + "\n"
+        ports = served_host_ports(console.records)
+        if not ports:
+            notes.append("redis_run: the guest serves no forwarded port")
+            return status, console.text() + "\n".join(notes) + "\n"
+        if client == "ycsb":
+            ops, errors, seconds, more = run_ycsb(ports, records, requests, deadline,
+                                                  lambda: mark(ports[0], redis_figures.START_TAG))
+            config = {"client": "ycsb", "workload": "a", "ports": len(ports), "records": records,
+                      "operations": requests}
+        else:
+            mark(ports[0], redis_figures.START_TAG)
+            ops, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
+            config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
+                      "clients": clients, "tests": list(BENCHMARK_TESTS)}
+        notes += more
+        mark(ports[0], redis_figures.END_TAG)
+        record = {"bench": "redis", "config": config, "ops": ops, "errors": errors,
+                  "seconds": round(seconds, 3)}
+        notes.append(rec.PREFIX + json.dumps(record))
+        status = 0 if errors == 0 else 1
+        return status, console.text() + "\n".join(notes) + "\n"
+    except (OSError, MarkError, ycsb.YcsbError) as err:
+        notes.append(f"redis_run: {err}")
+        return status, console.text() + "\n".join(notes) + "\n"
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
+def main(argv=None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--timeout", type=float, default=600)
+    p.add_argument("--client", choices=["redis-benchmark", "ycsb"], default="redis-benchmark")
+    p.add_argument("--requests", type=int, default=2000,
+                   help="redis-benchmark: per port and test; ycsb: operations per client")
+    p.add_argument("--clients", type=int, default=10, help="redis-benchmark: connections per port")
+    p.add_argument("--records", type=int, default=1000, help="ycsb: records per server (the papers: 32,000)")
+    p.add_argument("command", nargs="+", help="the qemu_run.py command (after --)")
+    args = p.parse_args(argv)
+    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records)
+    sys.stdout.write(text)
+    if status == 0:
+        fig = redis_figures.figures(rec.parse_text(text))
+        print(json.dumps(fig, indent=1))
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

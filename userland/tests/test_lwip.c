@@ -1,0 +1,517 @@
+/*
+ * lwIP in the guest without a NIC (docs/network.md): TCP clients and the TCP
+ * server glue (userland/net/tcp_server.c) talk over lwIP's loopback
+ * interface on the test's own thread.  The server runs an echo protocol that
+ * asks for the close at a 'Q'.  Each test checks what arrived byte for byte,
+ * and that every connection's memory went back to lwIP's pools.
+ *
+ * Waits are bounded by lwIP's own clock (sys_now), generously: the stack
+ * makes progress on every pump, and only the flood waits for TCP's SYN
+ * retransmission timer.
+ */
+#include "test.h"
+#include "lwip/init.h"
+#include "lwip/priv/tcp_priv.h"
+#include "lwip/stats.h"
+#include "lwip/sys.h"
+#include "lwip/timeouts.h"
+#include "tcp_server.h"
+
+#define WAIT_MS 60000
+
+/* ---- the echo protocol */
+
+static bool echo_used[TCP_SERVER_MAX_CONNS];
+static unsigned echo_opened, echo_closed;
+static unsigned echo_opens_to_fail;     /* as if out of memory: open fails this many times */
+
+static void *echo_open(void *ctx)
+{
+    (void)ctx;
+    if (echo_opens_to_fail) {
+        echo_opens_to_fail--;
+        return NULL;
+    }
+    for (unsigned i = 0; i < ARRAY_SIZE(echo_used); i++)
+        if (!echo_used[i]) {
+            echo_used[i] = true;
+            echo_opened++;
+            return &echo_used[i];
+        }
+    return NULL;
+}
+
+/* Echo everything before a 'Q'; at a 'Q' ask for the close. */
+static bool echo_input(void *conn, const void *data, size_t len, tcp_server_out_fn out, void *out_ctx)
+{
+    (void)conn;
+    const char *p = data;
+    size_t n = 0;
+    while (n < len && p[n] != 'Q')
+        n++;
+    out(out_ctx, p, n);
+    return n == len;
+}
+
+static void echo_close(void *conn)
+{
+    *(bool *)conn = false;
+    echo_closed++;
+}
+
+static const struct tcp_server_protocol echo = { echo_open, echo_input, echo_close, NULL };
+
+/* ---- the stack */
+
+static void stack_init(void)
+{
+    static bool ready;
+    if (!ready) {
+        lwip_init();
+        ready = true;
+    }
+}
+
+/* Deliver what the loopback interface queued, and run lwIP's timers. */
+static void pump(void)
+{
+    netif_poll_all();
+    sys_check_timeouts();
+}
+
+static bool wait_for(bool (*cond)(void *), void *arg)
+{
+    u32_t start = sys_now();
+    while (!cond(arg)) {
+        if ((u32_t)(sys_now() - start) > WAIT_MS)
+            return false;
+        pump();
+    }
+    return true;
+}
+
+/* Memory that lives only while connections do: it must come back when they are gone. */
+struct usage {
+    unsigned pcbs;      /* TCP pcbs, leaving out TIME-WAIT ones (they expire on their own) */
+    unsigned segs;
+    unsigned pbufs;
+    unsigned heap;
+};
+
+static struct usage usage_now(void)
+{
+    unsigned tw = 0;
+    for (struct tcp_pcb *p = tcp_tw_pcbs; p; p = p->next)
+        tw++;
+    return (struct usage){
+        .pcbs = lwip_stats.memp[MEMP_TCP_PCB]->used - tw,
+        .segs = lwip_stats.memp[MEMP_TCP_SEG]->used,
+        .pbufs = lwip_stats.memp[MEMP_PBUF_POOL]->used + lwip_stats.memp[MEMP_PBUF]->used,
+        .heap = lwip_stats.mem.used,
+    };
+}
+
+#define CHECK_USAGE(before)                                     \
+    do {                                                        \
+        struct usage after_ = usage_now();                      \
+        CHECK_EQ(after_.pcbs, (before).pcbs);                   \
+        CHECK_EQ(after_.segs, (before).segs);                   \
+        CHECK_EQ(after_.pbufs, (before).pbufs);                 \
+        CHECK_EQ(after_.heap, (before).heap);                   \
+    } while (0)
+
+/* ---- a client */
+
+struct client {
+    struct tcp_pcb *pcb;
+    bool connected, peer_closed, error;
+    const uint8_t *tx;
+    size_t tx_len, tx_done;
+    uint8_t *rx;
+    size_t rx_cap, rx_len;
+    bool overflow;
+    bool paused;            /* hold what arrives without acknowledging it to the window */
+    struct pbuf *held;
+    bool close_when_echoed; /* close as soon as rx_len reaches tx_len */
+};
+
+static void client_send(struct client *c)
+{
+    while (c->pcb && c->tx_done < c->tx_len) {
+        size_t n = c->tx_len - c->tx_done;
+        if (n > tcp_sndbuf(c->pcb))
+            n = tcp_sndbuf(c->pcb);
+        if (!n || tcp_write(c->pcb, c->tx + c->tx_done, (u16_t)n, TCP_WRITE_FLAG_COPY) != ERR_OK)
+            break;
+        c->tx_done += n;
+    }
+    if (c->pcb)
+        tcp_output(c->pcb);
+}
+
+static void client_take(struct client *c, struct pbuf *p)
+{
+    if (c->rx_len + p->tot_len > c->rx_cap)
+        c->overflow = true;
+    else
+        c->rx_len += pbuf_copy_partial(p, c->rx + c->rx_len, p->tot_len, 0);
+    tcp_recved(c->pcb, p->tot_len);
+    pbuf_free(p);
+}
+
+static void client_close(struct client *c)
+{
+    if (c->pcb && tcp_close(c->pcb) == ERR_OK) {
+        tcp_arg(c->pcb, NULL);
+        c->pcb = NULL;
+    }
+}
+
+static err_t client_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
+{
+    (void)pcb;
+    (void)err;
+    struct client *c = arg;
+    if (!c) {
+        if (p)
+            pbuf_free(p);
+        return ERR_OK;
+    }
+    if (!p) {
+        c->peer_closed = true;
+        return ERR_OK;
+    }
+    if (c->paused) {
+        if (c->held)
+            pbuf_cat(c->held, p);
+        else
+            c->held = p;
+        return ERR_OK;
+    }
+    client_take(c, p);
+    if (c->close_when_echoed && c->rx_len == c->tx_len)
+        client_close(c);
+    return ERR_OK;
+}
+
+static err_t client_sent(void *arg, struct tcp_pcb *pcb, u16_t len)
+{
+    (void)pcb;
+    (void)len;
+    if (arg)
+        client_send(arg);
+    return ERR_OK;
+}
+
+static void client_err(void *arg, err_t err)
+{
+    (void)err;
+    struct client *c = arg;
+    if (c) {
+        c->pcb = NULL;
+        c->error = true;
+    }
+}
+
+static err_t client_connected(void *arg, struct tcp_pcb *pcb, err_t err)
+{
+    (void)pcb;
+    (void)err;
+    struct client *c = arg;
+    c->connected = true;
+    client_send(c);
+    return ERR_OK;
+}
+
+static bool client_connect(struct client *c, u16_t port)
+{
+    c->pcb = tcp_new();
+    if (!c->pcb)
+        return false;
+    tcp_arg(c->pcb, c);
+    tcp_recv(c->pcb, client_recv);
+    tcp_sent(c->pcb, client_sent);
+    tcp_err(c->pcb, client_err);
+    ip_addr_t loopback;
+    IP_ADDR4(&loopback, 127, 0, 0, 1);
+    return tcp_connect(c->pcb, &loopback, port, client_connected) == ERR_OK;
+}
+
+static void client_resume(struct client *c)
+{
+    c->paused = false;
+    if (c->held) {
+        struct pbuf *p = c->held;
+        c->held = NULL;
+        client_take(c, p);
+    }
+}
+
+static bool server_idle(void *arg)
+{
+    return ((struct tcp_server *)arg)->live == 0;
+}
+
+static bool client_echoed(void *arg)
+{
+    struct client *c = arg;
+    return c->rx_len >= c->tx_len || c->error || c->overflow;
+}
+
+static bool client_ended(void *arg)
+{
+    struct client *c = arg;
+    return c->peer_closed || c->error;
+}
+
+static void fill_pattern(uint8_t *buf, size_t len, uint64_t seed)
+{
+    for (size_t i = 0; i < len; i++) {
+        buf[i] = (uint8_t)(xorshift64(&seed) >> 56);
+        if (buf[i] == 'Q')
+            buf[i] = 'q';
+    }
+}
+
+static struct tcp_server server;
+
+/* ---- tests */
+
+/*
+ * The stream of the backpressure tests: enough that the server's replies fill
+ * the client's window (8 segments), the server's send buffer (8 more) and its
+ * backlog, so that it holds input; not so much that the held input closes the
+ * server's window too.  Two lwIP ends whose receive windows are both zero
+ * acknowledge each other's acknowledgements without end (lwIP 2.1.3's
+ * tcp_receive answers every zero-length segment outside a zero window), which
+ * over loopback never returns from netif_poll.  Linux clients do not answer
+ * acknowledgements, so the benchmark's clients never meet this.
+ */
+#define STREAM (40 * 1024)
+static uint8_t big_tx[STREAM], big_rx[STREAM];
+
+
+static bool server_holding(void *arg)
+{
+    return ((struct tcp_server *)arg)->holds > 0;
+}
+
+/*
+ * A stream echoed to a client that first reads nothing: the server's replies
+ * fill TCP's send buffer, then its backlog, and then it must stop reading.
+ * Once the client reads, every byte arrives, in order.
+ */
+TEST(lwip_tcp_echo_backpressure)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7001, &echo), ERR_OK);
+    fill_pattern(big_tx, sizeof(big_tx), 0x1234567);
+    struct client c = { .tx = big_tx, .tx_len = sizeof(big_tx), .rx = big_rx,
+                        .rx_cap = sizeof(big_rx), .paused = true };
+    CHECK(client_connect(&c, 7001));
+    CHECK(wait_for(server_holding, &server));
+    for (int i = 0; i < 100; i++)
+        pump();
+    test_note("backlog peak %zu bytes", server.backlog_peak);
+    CHECK(server.backlog_peak > TCP_SERVER_BACKLOG_LIMIT);
+    CHECK_EQ(c.rx_len, 0);
+    CHECK(c.held && c.held->tot_len > 0);
+    client_resume(&c);
+    CHECK(wait_for(client_echoed, &c));
+    CHECK(!c.error && !c.overflow);
+    CHECK_EQ(c.rx_len, c.tx_len);
+    CHECK(!memcmp(big_rx, big_tx, c.tx_len));
+    client_close(&c);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(server.accepted, 1);
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
+
+/* The protocol ends the connection (as QUIT does): what it wrote before arrives, then the FIN. */
+TEST(lwip_tcp_protocol_close)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7002, &echo), ERR_OK);
+    static const char msg[] = "hello, echoQ and never this";
+    uint8_t rx[64];
+    struct client c = { .tx = (const uint8_t *)msg, .tx_len = sizeof(msg) - 1, .rx = rx,
+                        .rx_cap = sizeof(rx) };
+    CHECK(client_connect(&c, 7002));
+    CHECK(wait_for(client_ended, &c));
+    CHECK(c.peer_closed && !c.error);
+    CHECK_EQ(c.rx_len, 11);
+    CHECK(!memcmp(rx, "hello, echo", 11));
+    client_close(&c);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
+
+/* A client that resets its connection in the middle of a stream leaves nothing behind. */
+TEST(lwip_tcp_abrupt_disconnect)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7003, &echo), ERR_OK);
+    fill_pattern(big_tx, sizeof(big_tx), 0x7654321);
+    struct client c = { .tx = big_tx, .tx_len = sizeof(big_tx), .rx = big_rx,
+                        .rx_cap = sizeof(big_rx), .paused = true };
+    CHECK(client_connect(&c, 7003));
+    CHECK(wait_for(server_holding, &server));
+    CHECK_EQ(server.live, 1);
+    if (c.held)
+        pbuf_free(c.held);
+    c.held = NULL;
+    tcp_abort(c.pcb);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
+
+/* 70 clients and their 70 server ends need more pcbs than lwIP's 128. */
+#define FLOOD 70
+
+static struct client flood[FLOOD];
+static uint8_t flood_rx[FLOOD][16];
+static char flood_tx[FLOOD][16];
+
+/*
+ * A connection whose protocol state cannot be made at first (no memory)
+ * waits for it, its input held, and is served once a retry from the poll
+ * callback succeeds.  A connection that sends nothing never opens.
+ */
+TEST(lwip_tcp_open_waits_for_memory)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7005, &echo), ERR_OK);
+    static const char msg[] = "served after all";
+    uint8_t rx[32];
+    struct client c = { .tx = (const uint8_t *)msg, .tx_len = sizeof(msg) - 1, .rx = rx,
+                        .rx_cap = sizeof(rx) };
+    struct client silent = { .tx = (const uint8_t *)msg, .tx_len = 0, .rx = rx, .rx_cap = 0 };
+    CHECK(client_connect(&silent, 7005));
+    unsigned opened = echo_opened;
+    echo_opens_to_fail = 2;     /* when the data arrives, and at the first poll: the next poll opens */
+    CHECK(client_connect(&c, 7005));
+    CHECK(wait_for(client_echoed, &c));
+    CHECK(!c.error);
+    CHECK_EQ(echo_opens_to_fail, 0);
+    CHECK_EQ(server.deferred, 1);
+    CHECK_EQ(echo_opened, opened + 1);
+    CHECK_EQ(server.live, 2);
+    CHECK_EQ(c.rx_len, c.tx_len);
+    CHECK(!memcmp(rx, msg, c.tx_len));
+    client_close(&c);
+    client_close(&silent);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
+
+static bool flood_settled(void *arg)
+{
+    (void)arg;
+    for (unsigned i = 0; i < FLOOD; i++)
+        if (!flood[i].error && flood[i].rx_len < flood[i].tx_len)
+            return false;
+    return true;
+}
+
+/*
+ * A new connection that finds no memory for its state takes it from the
+ * connection idle longest (here one idle for over 5 s), which is reset.
+ */
+TEST(lwip_tcp_idle_connection_evicted)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7006, &echo), ERR_OK);
+    static const char msg[] = "ping";
+    uint8_t rx_idle[8], rx_new[8];
+    struct client idle = { .tx = (const uint8_t *)msg, .tx_len = 4, .rx = rx_idle, .rx_cap = 8 };
+    struct client fresh = { .tx = (const uint8_t *)msg, .tx_len = 4, .rx = rx_new, .rx_cap = 8 };
+    CHECK(client_connect(&idle, 7006));
+    CHECK(wait_for(client_echoed, &idle));
+    CHECK(!idle.error);
+    u32_t start = sys_now();
+    while ((u32_t)(sys_now() - start) < 5500)
+        pump();
+    echo_opens_to_fail = 1;
+    CHECK(client_connect(&fresh, 7006));
+    CHECK(wait_for(client_echoed, &fresh));
+    CHECK(!fresh.error);
+    CHECK(!memcmp(rx_new, msg, 4));
+    CHECK(wait_for(client_ended, &idle));
+    CHECK(idle.error);
+    CHECK_EQ(server.evicted, 1);
+    CHECK_EQ(server.deferred, 0);
+    CHECK_EQ(server.live, 1);
+    client_close(&fresh);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
+
+/*
+ * More clients at once than lwIP has pcbs for both ends.  When a SYN finds
+ * no pcb, lwIP resets the server's connection inactive longest for it (the
+ * server's connections are below the listener's priority), or drops the SYN
+ * and the client sends it again.  Every client is either served, intact, or
+ * reset; none hangs, and nothing leaks.
+ */
+TEST(lwip_tcp_connection_flood)
+{
+    stack_init();
+    struct usage before = usage_now();
+    CHECK_EQ(tcp_server_start(&server, 7004, &echo), ERR_OK);
+    memset(flood, 0, sizeof(flood));
+    for (unsigned i = 0; i < FLOOD; i++) {
+        int n = snprintf(flood_tx[i], sizeof(flood_tx[i]), "client %u", i);
+        flood[i] = (struct client){ .tx = (const uint8_t *)flood_tx[i], .tx_len = (size_t)n,
+                                    .rx = flood_rx[i], .rx_cap = sizeof(flood_rx[i]),
+                                    .close_when_echoed = true };
+        CHECK(client_connect(&flood[i], 7004));
+    }
+    CHECK(wait_for(flood_settled, NULL));
+    unsigned served = 0, reset = 0;
+    for (unsigned i = 0; i < FLOOD; i++) {
+        if (flood[i].error) {
+            reset++;
+            continue;
+        }
+        CHECK_EQ(flood[i].rx_len, flood[i].tx_len);
+        CHECK(!memcmp(flood_rx[i], flood_tx[i], flood[i].tx_len));
+        served++;
+    }
+    test_note("%u clients served, %u reset; server: %lu accepted, %lu ended by lwIP, %lu SYNs without a pcb",
+              served, reset, server.accepted, server.ended_by_lwip, server.refused);
+    CHECK_EQ(served + reset, FLOOD);
+    CHECK(served > 0);
+    /* Each reset client lost its server end to a newer connection (or never got one). */
+    CHECK(reset <= server.ended_by_lwip + server.refused);
+    CHECK(wait_for(server_idle, &server));
+    CHECK_EQ(echo_opened, echo_closed);
+    tcp_server_stop(&server);
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
+}
