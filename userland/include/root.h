@@ -29,6 +29,8 @@ extern const struct bootinfo *const bootinfo;
 void *malloc(size_t size);
 void *calloc(size_t n, size_t size);
 void free(void *p);
+/* Add up to `bytes` (in large frames) to the heap; returns the bytes added, 0 if none could be. */
+word_t malloc_extend(word_t bytes);
 
 /* Slots of the root CNode */
 cptr_t slot_alloc(void);            /* 0 when none is left */

@@ -1,16 +1,19 @@
 /*
- * The root task's heap: a bump allocator over a static array with one free
- * list per power-of-two size class, so that freed blocks are reused without
- * ever being split or merged.  Main thread only (root.h).
+ * The root task's heap: bump allocation over regions, with one free list per
+ * power-of-two size class, so that freed blocks are reused without ever being
+ * split or merged.  Main thread only (root.h).
+ *
+ * Every program starts with a small static region in the image.  A program
+ * that needs more (the Redis server: docs/network.md) adds a region of large
+ * frames with malloc_extend() when it starts.  The heap never grows on its
+ * own: a test that counts free memory or slots around a call to malloc sees
+ * nothing change behind its back.
  */
 #include <root.h>
+#include <invoke.h>
+#include <arch_user.h>
 
-/*
- * Sized for the Redis server (docs/network.md): each of redis-benchmark's 50
- * connections takes a 32 KiB block (its 16 KiB reply buffer rounds up), and
- * the keys and values come on top.  Its 1024 frames are root CNode slots.
- */
-#define HEAP_SIZE   (4 * 1024 * 1024)
+#define STATIC_HEAP_SIZE (256 * 1024)
 #define MIN_CLASS   4       /* 16 bytes */
 #define MAX_CLASS   17      /* 128 KiB */
 
@@ -23,8 +26,16 @@ struct block {
     struct block *next;     /* free list link while free */
 };
 
-static _Alignas(16) char heap[HEAP_SIZE];
-static word_t heap_used;
+struct heap_region {
+    char *base;
+    word_t size;
+    word_t used;
+};
+
+static _Alignas(16) char static_heap[STATIC_HEAP_SIZE];
+/* Bump allocation uses the last region; earlier ones keep only their free lists. */
+static struct heap_region regions[2] = { { static_heap, STATIC_HEAP_SIZE, 0 } };
+static unsigned nregions = 1;
 static struct block *free_lists[MAX_CLASS + 1];
 
 static word_t class_of(size_t size)
@@ -45,10 +56,11 @@ void *malloc(size_t size)
         free_lists[c] = b->next;
     } else {
         word_t bytes = (word_t)1 << c;
-        if (heap_used + bytes > HEAP_SIZE)
+        struct heap_region *r = &regions[nregions - 1];
+        if (r->used + bytes > r->size)
             return NULL;
-        b = (struct block *)(heap + heap_used);
-        heap_used += bytes;
+        b = (struct block *)(r->base + r->used);
+        r->used += bytes;
         b->class = c;
     }
     _Static_assert(sizeof(struct block) == 16, "block header is 16 bytes");
@@ -70,4 +82,29 @@ void free(void *p)
     struct block *b = (struct block *)p - 1;
     b->next = free_lists[b->class];
     free_lists[b->class] = b;
+}
+
+word_t malloc_extend(word_t bytes)
+{
+    if (nregions == ARRAY_SIZE(regions))
+        return 0;
+    word_t frames = (bytes + ARCH_LARGE_PAGE_SIZE - 1) / ARCH_LARGE_PAGE_SIZE;
+    word_t base = vaddr_alloc(frames * ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
+    word_t mapped = 0;
+    while (mapped < frames) {
+        cptr_t f;
+        if (obj_alloc(OBJ_LARGE_FRAME, 0, &f) != E_OK)
+            break;
+        if (map_frame(f, ROOT_SLOT_VSPACE, base + mapped * ARCH_LARGE_PAGE_SIZE,
+                      RIGHT_READ | RIGHT_WRITE, VM_DEFAULT) != E_OK) {
+            cnode_delete(ROOT_SLOT_CNODE, f, ROOT_DEPTH);
+            slot_free(f);
+            break;
+        }
+        mapped++;
+    }
+    if (mapped == 0)
+        return 0;
+    regions[nregions++] = (struct heap_region){ (char *)base, mapped * ARCH_LARGE_PAGE_SIZE, 0 };
+    return mapped * ARCH_LARGE_PAGE_SIZE;
 }
