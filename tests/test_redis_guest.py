@@ -35,7 +35,10 @@ pytestmark = pytest.mark.skipif(
     not LWIP_PRESENT,
     reason="lwIP's source could not be fetched into .deps/lwip (tools/ensure_deps.sh says why)")
 
-CONFIGS = [("bkl", 1), ("bkl", 4), ("fine", 1), ("fine", 4)]
+# (arch, lock, cpus): every lock on x86_64 on 1 and 4 cores (rtm runs its lock fallback where
+# there is no TSX), and the board's ENET on arm-imx6.
+CONFIGS = [("x86_64", "bkl", 1), ("x86_64", "bkl", 4), ("x86_64", "fine", 1), ("x86_64", "fine", 4),
+           ("x86_64", "rtm", 4), ("arm-imx6", "bkl", 1), ("arm-imx6", "fine", 4)]
 # Seconds for the guest to boot and start serving under TCG (4 virtual CPUs on 2 host cores).
 SERVE_TIMEOUT = 240
 # The guest's own limit; the fixture stops it long before, when the module's tests are done.
@@ -49,9 +52,9 @@ LWIP_TESTS = ["lwip_tcp_echo_backpressure", "lwip_tcp_protocol_close",
 class Server:
     """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
 
-    def __init__(self, lock: str, cpus: int):
-        image = build("x86_64", lock) / "kernel.elf"
-        self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", "x86_64",
+    def __init__(self, arch: str, lock: str, cpus: int):
+        image = build(arch, lock) / "kernel.elf"
+        self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
                      "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
                      "--timeout", str(GUEST_TIMEOUT), "--net", "--cmdline", "app=redis"]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -113,10 +116,16 @@ class Server:
             self.proc.stdout.close()
 
 
-@pytest.fixture(scope="module", params=CONFIGS, ids=config_id)
+def server_id(config: tuple[str, str, int]) -> str:
+    """An (arch, lock, cpus) configuration as a pytest id: "arm-imx6-fine-4cpu"."""
+    arch, lock, cpus = config
+    return f"{arch}-{config_id((lock, cpus))}"
+
+
+@pytest.fixture(scope="module", params=CONFIGS, ids=server_id)
 def server(request):
-    lock, cpus = request.param
-    s = Server(lock, cpus)
+    arch, lock, cpus = request.param
+    s = Server(arch, lock, cpus)
     try:
         s.read_until_serving()
         yield s
