@@ -46,6 +46,13 @@ static volatile uint32_t *scu(unsigned off) { return mmio32(MPCORE_PBASE + SCU_O
 static volatile uint32_t *src(unsigned off) { return mmio32(SRC_PBASE + off); }
 
 /* SCU_CONFIG bits 0..1: number of cores - 1. */
+void *arm_lock_data[NCPUS];
+
+void arch_set_lock_data(unsigned core, void *data)
+{
+    arm_lock_data[core] = data;
+}
+
 unsigned scu_core_count(void)
 {
     unsigned n = (*scu(SCU_CONFIG) & 3) + 1;

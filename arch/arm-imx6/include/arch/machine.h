@@ -44,6 +44,21 @@ static inline unsigned arch_core_id(void)
 }
 
 /*
+ * The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h).
+ * TPIDRPRW holds the kernel stack top for the entry code, so this is an
+ * array indexed by the core number.
+ */
+extern void *arm_lock_data[];
+
+static inline void *arch_lock_data(void)
+{
+    return arm_lock_data[arch_core_id()];
+}
+
+/* Boot: record core's lock_core_data() before any core takes the kernel lock. */
+void arch_set_lock_data(unsigned core, void *data);
+
+/*
  * The MPCore global timer: one 64-bit counter shared by all cores, clocked
  * by PERIPHCLK (half the core clock on the board).  QEMU's A9 has no PMU
  * cycle counter, so this is the cycle counter; under -icount it advances
