@@ -215,10 +215,10 @@ void fastpath_call(struct core *c, struct tcb *t)
     if (!dest || !may_switch_to(c, me, dest))
         return;
 
-    struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
-    object_locks_acquire(locks, 3);
+    /* Three distinct locks: dest was blocked in ep's queue, t is running. */
+    object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
     if (endpoint_peek(ep, EP_RECV) != dest) {
-        object_locks_release(locks, 3);
+        object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
         return;
     }
     endpoint_dequeue(ep, dest);
@@ -229,7 +229,7 @@ void fastpath_call(struct core *c, struct tcb *t)
                                  ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
     reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
     t->state = TS_BLOCKED_REPLY;
-    object_locks_release(locks, 3);
+    object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
 
     switch_to(c, dest);
     leave_switched(c);
@@ -259,12 +259,12 @@ void fastpath_reply_recv(struct core *c, struct tcb *t)
         return;
     ep = cap->obj;
 
-    struct object_lock *locks[3] = { &ep->lock, &t->lock, &caller->lock };
-    object_locks_acquire(locks, 3);
+    /* Three distinct locks: the caller waits for t's reply, t is running. */
+    object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
     if (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
-        object_locks_release(locks, 3);
+        object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
         return;
     }
     /* The reply, as reply_via() gives it. */
@@ -277,7 +277,7 @@ void fastpath_reply_recv(struct core *c, struct tcb *t)
     t->blocked_on = ep;
     endpoint_append(ep, t);
     ep->state = EP_RECV;
-    object_locks_release(locks, 3);
+    object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
 
     switch_to(c, caller);
     leave_switched(c);

@@ -45,6 +45,7 @@ void kernel_lock_init(unsigned ncores)
     brlock_init(&fine_big, big_readers, ncores);
     for (unsigned i = 0; i < ncores; i++) {
         fine_cores[i].side = FINE_OUT;
+        fine_cores[i].reader = &big_readers[i];
         fine_cores[i].nheld = 0;
     }
 }
