@@ -7,6 +7,12 @@
 #ifndef ABI_SYSCALLS_H
 #define ABI_SYSCALLS_H
 
+/* The two numbers the kernel's entry code tests, before any C runs (the IPC fastpath). */
+#define SYSNO_CALL          1
+#define SYSNO_REPLY_RECV    7
+
+#ifndef __ASSEMBLY__
+
 enum syscall {
     SYS_CALL = 1,       /* send, then wait for the reply on the caller's reply slot */
     SYS_SEND,           /* blocking send */
@@ -25,5 +31,8 @@ enum syscall {
     SYS_DEBUG_PREEMPT,  /* arm MR0 preemption points on this core; MR0 restarts, MR1 unused points */
     SYS_COUNT
 };
+
+_Static_assert(SYS_CALL == SYSNO_CALL && SYS_REPLY_RECV == SYSNO_REPLY_RECV, "entry code's numbers");
+#endif
 
 #endif

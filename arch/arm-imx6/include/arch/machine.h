@@ -44,15 +44,29 @@ static inline unsigned arch_core_id(void)
 }
 
 /*
- * The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h).
- * TPIDRPRW holds the kernel stack top for the entry code, so this is an
- * array indexed by the core number.
+ * TPIDRPRW holds this core's kernel stack top for the entry code; the
+ * KSTACK_RESERVED bytes below it are not stack but two pointers the kernel
+ * reads on every entry, so that finding them is an MRC and a load, not
+ * MPIDR, a multiplication and an address (smp.c sets them).
  */
-extern void *arm_lock_data[];
+struct arm_stack_top_words {
+    void *lock_data;        /* arch_lock_data() */
+    void *core;             /* arch_this_core() (<arch/this_core.h>): &cores[core] */
+};
+_Static_assert(sizeof(struct arm_stack_top_words) == KSTACK_RESERVED, "the words above the kernel stack");
 
+static inline struct arm_stack_top_words *arm_stack_top_words(void)
+{
+    uintptr_t top;
+    /* Constant while the kernel runs on this core: not volatile, so it may be reused. */
+    __asm__("mrc p15, 0, %0, c13, c0, 4" : "=r"(top));
+    return (struct arm_stack_top_words *)top - 1;
+}
+
+/* The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h). */
 static inline void *arch_lock_data(void)
 {
-    return arm_lock_data[arch_core_id()];
+    return arm_stack_top_words()->lock_data;
 }
 
 /* Boot: record core's lock_core_data() before any core takes the kernel lock. */
