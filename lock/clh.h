@@ -52,8 +52,8 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
  * c (clh_acquire_as), or of `core` (0 .. ncores-1; clh_acquire), calling
  * hook() on every iteration of the wait.  Passing the entry saves finding
  * it: a caller that keeps a pointer to it at hand pays one load, not the
- * load of the table and the index arithmetic.  Returns whether it had to wait.  A core must not
- * acquire a lock it already holds or waits for.
+ * load of the table and the index arithmetic.  Returns whether it had to
+ * wait.  A core must not acquire a lock it already holds or waits for.
  *
  * Inline, as is clh_release(): this pair runs on every kernel entry of the
  * `bkl` variant, and a call layer costs as many instructions as the
