@@ -29,12 +29,12 @@ enum kernel_entry_kind {
  *   lock_env_cycles        a cycle counter (TSC, ARM global timer)
  *   lock_env_core_data     what lock_core_data(core) returned for the calling
  *                          core, kept by the environment where it costs the
- *                          fewest instructions to find (the kernel: a per-core
- *                          array indexed by the core number); the per-entry
- *                          lock operations use it instead of indexing the
- *                          lock's own per-core table
- * An environment that can answer the last two in an instruction or two
- * (the kernel: one load from its per-core segment) provides them as static
+ *                          fewest instructions to find (the kernel: in the
+ *                          port's per-core block, one or two instructions);
+ *                          the per-entry lock operations use it instead of
+ *                          indexing the lock's own per-core table
+ * An environment that can answer the last three in an instruction or two
+ * (the kernel: a load from its per-core block) provides them as static
  * inline functions in a header "lock_env.h" on its include path; the inline
  * lock operations of bkl then pay no call for the core index.  Without that
  * header they are plain functions.
