@@ -89,6 +89,10 @@ _Noreturn void arch_halt_core(void);
  * arch_return_to_user(), which restores the (possibly new) current thread.
  */
 _Noreturn void handle_syscall(word_t sysno);
+/* Call and ReplyRecv (SYSNO_CALL, SYSNO_REPLY_RECV), which the entry code
+ * sends here instead of to handle_syscall(): kernel/fastpath.c. */
+_Noreturn void fastpath_call(void);
+_Noreturn void fastpath_reply_recv(void);
 _Noreturn void handle_interrupt(unsigned irq);
 _Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_code, word_t arch_status);
 

@@ -417,6 +417,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
     }
 
     core_init(0);
+    lock_env_init(want);
     kernel_lock_init(want);
     kprintf("kernel: %s, lock %s, %u core(s), git %s\n", ARCH_NAME, lock_variant_name, want,
             GIT_REV);

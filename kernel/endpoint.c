@@ -57,26 +57,6 @@ unsigned mr_capacity(struct ipc_buffer *buf)
     return buf ? MSG_MAX_LENGTH : ARCH_MSG_REGISTERS;
 }
 
-/* ---- Queues. */
-
-static struct tcb_queue_ends ep_queue(struct endpoint *ep)
-{
-    return (struct tcb_queue_ends){ &ep->head, &ep->tail };
-}
-
-void endpoint_append(struct endpoint *ep, struct tcb *t)
-{
-    tcb_queue_insert(ep_queue(ep), t, LINKS_WAIT, QUEUE_BACK);
-}
-
-void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
-{
-    tcb_queue_remove(ep_queue(ep), t, LINKS_WAIT);
-    t->blocked_on = NULL;
-    if (!ep->head)
-        ep->state = EP_IDLE;
-}
-
 /* ---- Transfer. */
 
 /* Where a received cap goes: the receiver's receive slot, if it names an empty slot. */

@@ -10,6 +10,7 @@
 
 #include "types.h"
 #include "tcb.h"
+#include "tcb_queue.h"
 
 #define ENDPOINT_BITS 6
 
@@ -60,11 +61,29 @@ void endpoint_cancel_all(struct endpoint *ep);
 /* Threads blocked sending with `badge` restart (badged caps revoked).  Caller holds the write side. */
 void endpoint_cancel_badged(struct endpoint *ep, word_t badge);
 
+/*
+ * The queue operations are inline: the fastpath does one per kernel entry,
+ * and out of line each cost a call, a return and the pushes around them.
+ */
+static inline struct tcb_queue_ends endpoint_queue(struct endpoint *ep)
+{
+    return (struct tcb_queue_ends){ &ep->head, &ep->tail };
+}
+
 /* Remove t from ep's queue (caller holds [e] and [t]). */
-void endpoint_dequeue(struct endpoint *ep, struct tcb *t);
+static inline void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
+{
+    tcb_queue_remove(endpoint_queue(ep), t, LINKS_WAIT);
+    t->blocked_on = NULL;
+    if (!ep->head)
+        ep->state = EP_IDLE;
+}
 
 /* Append t to ep's queue; the caller sets ep->state (caller holds [e] and [t]). */
-void endpoint_append(struct endpoint *ep, struct tcb *t);
+static inline void endpoint_append(struct endpoint *ep, struct tcb *t)
+{
+    tcb_queue_insert(endpoint_queue(ep), t, LINKS_WAIT, QUEUE_BACK);
+}
 
 /*
  * The thread at the head of ep's queue if the queue holds `state` waiters.

@@ -34,14 +34,16 @@
 #include "accounting.h"
 #include "cspace.h"
 #include "endpoint.h"
+#include "entry.h"
 #include "reply.h"
 #include "sched.h"
 #include "vspace.h"
 #include <abi/msginfo.h>
+#include <abi/syscalls.h>
 #include <arch.h>
 
 /* Whether a message can go by the fastpath: registers only, no caps. */
-static inline bool message_fits(word_t mi)
+static ALWAYS_INLINE bool message_fits(word_t mi)
 {
     return msginfo_extra_caps(mi) == 0 && msginfo_length(mi) <= ARCH_MSG_REGISTERS;
 }
@@ -52,7 +54,7 @@ static inline bool message_fits(word_t mi)
  * and radix take the whole word (every CSpace the root task makes), is one
  * guard check and one index; any other shape takes the general resolver.
  */
-static inline struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
+static ALWAYS_INLINE struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
 {
     const struct cap *root = &t->slots[TCB_SLOT_CSPACE].cap;
 
@@ -66,7 +68,7 @@ static inline struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
 }
 
 /* The endpoint named by cptr in t's CSpace if the cap has all of `rights`, else NULL. */
-static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
+static ALWAYS_INLINE const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
 {
     struct cte *slot = lookup_slot(t, arch_get_reg(&t->context, ABI_CPTR));
 
@@ -80,7 +82,7 @@ static inline const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
  * here.  An empty first bitmap level means nothing is ready (sched_highest()
  * would say -1), the usual case for a client and its server.
  */
-static inline bool may_switch_to(struct core *c, unsigned me, const struct tcb *to)
+static ALWAYS_INLINE bool may_switch_to(struct core *c, unsigned me, const struct tcb *to)
 {
     return to->affinity == me && (__atomic_load_n(&c->ready_l1, __ATOMIC_RELAXED) == 0 ||
                                   (int)to->priority >= sched_highest(me));
@@ -125,7 +127,7 @@ static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t 
  * the flags cleared and the rights set, linked as the master's only child.
  * Otherwise the general reply_setup() drops the stale caps first.
  */
-static inline void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
+static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
 {
     struct cte *master = &caller->slots[TCB_SLOT_REPLY];
     struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
@@ -147,7 +149,7 @@ static inline void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bo
  * reply_clear(slot) for a reply cap, which has no children (nothing is
  * ever derived from one): unlink it from its master and empty the slot.
  */
-static inline void reply_clear_fast(struct cte *slot)
+static ALWAYS_INLINE void reply_clear_fast(struct cte *slot)
 {
     if (unlikely(slot->cdt_next)) {
         reply_clear(slot);
@@ -198,7 +200,8 @@ static _Noreturn ALWAYS_INLINE void leave_switched(struct core *c)
     arch_return_to_user(c->current);
 }
 
-void fastpath_call(struct core *c, struct tcb *t)
+/* The Call fastpath for t, this core's entry thread; returns when it does not apply. */
+static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     const struct cap *cap;
@@ -217,10 +220,10 @@ void fastpath_call(struct core *c, struct tcb *t)
     if (!dest || !may_switch_to(c, me, dest))
         return;
 
-    struct object_lock *locks[3] = { &ep->lock, &t->lock, &dest->lock };
-    object_locks_acquire(locks, 3);
+    /* Three distinct locks: dest was blocked in ep's queue, t is running. */
+    object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
     if (endpoint_peek(ep, EP_RECV) != dest) {
-        object_locks_release(locks, 3);
+        object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
         return;
     }
     endpoint_dequeue(ep, dest);
@@ -231,13 +234,14 @@ void fastpath_call(struct core *c, struct tcb *t)
                                  ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
     reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
     t->state = TS_BLOCKED_REPLY;
-    object_locks_release(locks, 3);
+    object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
 
     switch_to(c, dest);
     leave_switched(c);
 }
 
-void fastpath_reply_recv(struct core *c, struct tcb *t)
+/* The ReplyRecv fastpath for t, this core's entry thread; returns when it does not apply. */
+static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
     struct cte *slot = &t->slots[TCB_SLOT_CALLER];
@@ -261,12 +265,12 @@ void fastpath_reply_recv(struct core *c, struct tcb *t)
         return;
     ep = cap->obj;
 
-    struct object_lock *locks[3] = { &ep->lock, &t->lock, &caller->lock };
-    object_locks_acquire(locks, 3);
+    /* Three distinct locks: the caller waits for t's reply, t is running. */
+    object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
     if (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
-        object_locks_release(locks, 3);
+        object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
         return;
     }
     /* The reply, as reply_via() gives it. */
@@ -279,8 +283,34 @@ void fastpath_reply_recv(struct core *c, struct tcb *t)
     t->blocked_on = ep;
     endpoint_append(ep, t);
     ep->state = EP_RECV;
-    object_locks_release(locks, 3);
+    object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
 
     switch_to(c, caller);
     leave_switched(c);
+}
+
+/*
+ * Entered from the entry stub, in place of handle_syscall(), so that the
+ * common case runs through one function frame, not two.
+ */
+_Noreturn void fastpath_call(void)
+{
+    struct core *c = my_core();
+    accounting_enter(ENTRY_CAUSE_SYSCALL);
+    struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
+
+    if (likely(t))
+        try_call(c, t);
+    syscall_slowpath(t, SYS_CALL);
+}
+
+_Noreturn void fastpath_reply_recv(void)
+{
+    struct core *c = my_core();
+    accounting_enter(ENTRY_CAUSE_SYSCALL);
+    struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
+
+    if (likely(t))
+        try_reply_recv(c, t);
+    syscall_slowpath(t, SYS_REPLY_RECV);
 }

@@ -4,6 +4,12 @@
 #include <arch.h>
 #include <lock.h>
 
+void lock_env_init(unsigned ncores)
+{
+    for (unsigned i = 0; i < ncores; i++)
+        arch_set_lock_data(i, lock_core_data(i));
+}
+
 /* Spinning for the kernel lock: keep serving requests the holder may be waiting for. */
 void kernel_lock_wait_hook(void)
 {

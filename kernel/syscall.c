@@ -10,9 +10,10 @@
  *   4. decode (all checks), then execute (cannot fail);
  *   5. schedule, release the lock, run the deferred hardware work, return.
  *
- * Call and ReplyRecv first try the fastpath (kernel/fastpath.c), which
- * handles the common case with a direct switch and otherwise leaves the
- * call untouched for the slow path, under the same lock acquisition.
+ * Call and ReplyRecv go from the entry stub straight to the fastpath
+ * (kernel/fastpath.c), which does steps 1-2 itself, handles the common
+ * case with a direct switch and otherwise leaves the call untouched for
+ * syscall_slowpath(), under the same lock acquisition.
  *
  * Under LOCK=fine an IPC system call whose capability turns out to be an
  * object invocation upgrades to the write side and decodes again: the
@@ -25,6 +26,7 @@
 #include "cspace.h"
 #include "delete.h"
 #include "endpoint.h"
+#include "entry.h"
 #include "fastpath.h"
 #include "invocation.h"
 #include "ipc_locks.h"
@@ -41,19 +43,6 @@ void syscall_return(struct tcb *t, enum status s, unsigned nresults)
 {
     arch_set_reg(&t->context, ABI_STATUS, s);
     arch_set_reg(&t->context, ABI_MSGINFO, msginfo_new(0, 0, 0, nresults));
-}
-
-/* Steps 1-2.  Returns the thread whose entry this is, or NULL if it was taken away. */
-static ALWAYS_INLINE struct tcb *enter(enum kernel_entry_kind kind, bool is_syscall)
-{
-    struct core *c = my_core();
-    struct tcb *cur = c->current;
-
-    c->entry_thread = cur == c->idle ? NULL : cur;
-    c->entry_is_syscall = is_syscall;
-    core_serve_mailbox();
-    kernel_lock_acquire(kind);
-    return c->entry_thread;
 }
 
 /* Step 5. */
@@ -239,19 +228,17 @@ static bool do_send(struct tcb *t, cptr_t cptr, word_t sysno, bool general_held)
 
 _Noreturn void handle_syscall(word_t sysno)
 {
-    struct core *c = my_core();
-    struct tcb *t;
-    enum kernel_entry_kind kind = is_ipc_syscall(sysno) ? ENTRY_IPC : ENTRY_GENERAL;
-
     accounting_enter(ENTRY_CAUSE_SYSCALL);
-    t = enter(kind, true);
+    syscall_slowpath(kernel_enter(my_core(), is_ipc_syscall(sysno) ? ENTRY_IPC : ENTRY_GENERAL, true),
+                     sysno);
+}
+
+_Noreturn void syscall_slowpath(struct tcb *t, word_t sysno)
+{
+    struct core *c = my_core();
+
     if (!t)
         leave();
-    /* Each returns only when the fastpath does not apply (kernel/fastpath.h). */
-    if (sysno == SYS_CALL)
-        fastpath_call(c, t);
-    if (sysno == SYS_REPLY_RECV)
-        fastpath_reply_recv(c, t);
     if (sysno >= SYS_DEBUG_PUTS && sysno < SYS_COUNT) {
         handle_debug_syscall(sysno);
         leave();
@@ -316,7 +303,7 @@ _Noreturn void handle_interrupt(unsigned irq)
 
     accounting_enter(ENTRY_CAUSE_INTERRUPT);
     /* An interrupt is not the current thread's request: nothing to restart if it is taken away. */
-    enter(ENTRY_IPC, false);
+    kernel_enter(c, ENTRY_IPC, false);
     c->entry_thread = NULL;
     if (irq == arch_timer_irq()) {
         arch_timer_rearm();
@@ -333,7 +320,7 @@ _Noreturn void handle_interrupt(unsigned irq)
 _Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_code, word_t arch_status)
 {
     accounting_enter(ENTRY_CAUSE_FAULT);
-    struct tcb *t = enter(ENTRY_IPC, false);
+    struct tcb *t = kernel_enter(my_core(), ENTRY_IPC, false);
 
     if (t) {
         struct arch_context *ctx = &t->context;

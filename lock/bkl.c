@@ -17,6 +17,11 @@ const char *const lock_variant_name = "bkl";
 struct clh_lock bkl_lock;
 static struct clh_core bkl_cores[CLH_CORES_STORAGE(LOCK_MAX_CORES)];
 
+void *lock_core_data(unsigned core)
+{
+    return &bkl_cores[core];
+}
+
 void kernel_lock_init(unsigned ncores)
 {
     if (ncores == 0 || ncores > LOCK_MAX_CORES) {

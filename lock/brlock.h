@@ -41,15 +41,16 @@ _Static_assert(_Alignof(struct brlock) == LOCK_CACHE_LINE, "brlock words on thei
 void brlock_init(struct brlock *b, struct brlock_reader *readers, unsigned ncores);
 
 /*
- * One attempt to enter as a reader on `core`: true if in.  False if a
+ * One attempt to enter as a reader whose flag is r (b->readers[core] for
+ * the reader on `core`: brlock_read_trylock): true if in.  False if a
  * writer has announced itself; the flag is then down again and the caller
  * may wait for the writer and retry (brlock_read_lock() does).  Inline, as
  * is brlock_read_unlock(): every IPC entry of `fine` runs them.  The
  * memory-ordering argument is in brlock.c.
  */
-static LOCK_INLINE bool brlock_read_trylock(struct brlock *b, unsigned core)
+static LOCK_INLINE bool brlock_read_trylock_as(struct brlock *b, struct brlock_reader *r)
 {
-    uint32_t *flag = &b->readers[core].active;
+    uint32_t *flag = &r->active;
 
     /* Relaxed: ordered before the load of W by the fence below. */
     __atomic_store_n(flag, 1, __ATOMIC_RELAXED);
@@ -70,18 +71,29 @@ static LOCK_INLINE bool brlock_read_trylock(struct brlock *b, unsigned core)
     return false;
 }
 
+static LOCK_INLINE bool brlock_read_trylock(struct brlock *b, unsigned core)
+{
+    return brlock_read_trylock_as(b, &b->readers[core]);
+}
+
 /*
  * Enter as a reader on `core`, calling hook() while a writer is in.
  * Returns the number of attempts: 1 when no writer was in the way.
  */
 unsigned brlock_read_lock(struct brlock *b, unsigned core, lock_wait_fn hook);
 
-/* Caller (`core`) must hold the read side. */
-static LOCK_INLINE void brlock_read_unlock(struct brlock *b, unsigned core)
+/* Caller, whose flag is r, must hold the read side. */
+static LOCK_INLINE void brlock_read_unlock_as(struct brlock_reader *r)
 {
     /* Release: pairs with the writer's acquire load of this flag, so our
      * read section happens before the next write section. */
-    __atomic_store_n(&b->readers[core].active, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&r->active, 0, __ATOMIC_RELEASE);
+}
+
+/* Caller (`core`) must hold the read side. */
+static LOCK_INLINE void brlock_read_unlock(struct brlock *b, unsigned core)
+{
+    brlock_read_unlock_as(&b->readers[core]);
 }
 
 /*

@@ -48,9 +48,12 @@ _Static_assert(_Alignof(struct clh_lock) == LOCK_CACHE_LINE, "CLH tail on its ow
 void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
 
 /*
- * Take the lock on behalf of `core` (0 .. ncores-1), calling hook() on every
- * iteration of the wait.  Returns whether it had to wait.  A core must not
- * acquire a lock it already holds or waits for.
+ * Take the lock on behalf of the core whose entry of the lock's storage is
+ * c (clh_acquire_as), or of `core` (0 .. ncores-1; clh_acquire), calling
+ * hook() on every iteration of the wait.  Passing the entry saves finding
+ * it: a caller that keeps a pointer to it at hand pays one load, not the
+ * load of the table and the index arithmetic.  Returns whether it had to
+ * wait.  A core must not acquire a lock it already holds or waits for.
  *
  * Inline, as is clh_release(): this pair runs on every kernel entry of the
  * `bkl` variant, and a call layer costs as many instructions as the
@@ -73,9 +76,8 @@ static __attribute__((noinline, cold, unused)) void clh_wait(const struct clh_no
     (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
 }
 
-static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+static LOCK_INLINE bool clh_acquire_as(struct clh_lock *lock, struct clh_core *c, lock_wait_fn hook)
 {
-    struct clh_core *c = &lock->cores[core];
     struct clh_node *n = c->mine;
     bool waited = false;
 
@@ -96,16 +98,25 @@ static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_w
     return waited;
 }
 
-/* Caller (`core`) must hold the lock. */
-static LOCK_INLINE void clh_release(struct clh_lock *lock, unsigned core)
+/* Caller, whose entry of the lock's storage is c, must hold the lock. */
+static LOCK_INLINE void clh_release_as(struct clh_core *c)
 {
-    struct clh_core *c = &lock->cores[core];
-
     /* Release: pairs with the successor's acquire load in clh_acquire(). */
     __atomic_store_n(&c->mine->locked, 0, __ATOMIC_RELEASE);
     /* From here our old node belongs to the successor; adopt the
      * predecessor's, which nobody else will touch again. */
     c->mine = c->pred;
+}
+
+/* The same, for the caller `core`: its entry is lock->cores[core]. */
+static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)
+{
+    return clh_acquire_as(lock, &lock->cores[core], hook);
+}
+
+static LOCK_INLINE void clh_release(struct clh_lock *lock, unsigned core)
+{
+    clh_release_as(&lock->cores[core]);
 }
 
 /*

@@ -32,6 +32,11 @@ struct brlock fine_big;
 struct fine_core fine_cores[LOCK_MAX_CORES];
 static struct brlock_reader big_readers[LOCK_MAX_CORES];
 
+void *lock_core_data(unsigned core)
+{
+    return &fine_cores[core];
+}
+
 void kernel_lock_init(unsigned ncores)
 {
     if (ncores == 0 || ncores > LOCK_MAX_CORES) {
@@ -40,6 +45,7 @@ void kernel_lock_init(unsigned ncores)
     brlock_init(&fine_big, big_readers, ncores);
     for (unsigned i = 0; i < ncores; i++) {
         fine_cores[i].side = FINE_OUT;
+        fine_cores[i].reader = &big_readers[i];
         fine_cores[i].nheld = 0;
     }
 }

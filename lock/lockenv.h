@@ -27,8 +27,14 @@ enum kernel_entry_kind {
  *   kernel_lock_wait_hook  serve pending cross-core requests while spinning
  *   lock_env_core_id       index of the calling core, 0 .. ncores-1
  *   lock_env_cycles        a cycle counter (TSC, ARM global timer)
- * An environment that can answer the last two in an instruction or two
- * (the kernel: one load from its per-core segment) provides them as static
+ *   lock_env_core_data     what lock_core_data(core) returned for the calling
+ *                          core, kept by the environment where it costs the
+ *                          fewest instructions to find (the kernel: in the
+ *                          port's per-core block, one or two instructions);
+ *                          the per-entry lock operations use it instead of
+ *                          indexing the lock's own per-core table
+ * An environment that can answer the last three in an instruction or two
+ * (the kernel: a load from its per-core block) provides them as static
  * inline functions in a header "lock_env.h" on its include path; the inline
  * lock operations of bkl then pay no call for the core index.  Without that
  * header they are plain functions.
@@ -39,7 +45,16 @@ void kernel_lock_wait_hook(void);
 #else
 unsigned lock_env_core_id(void);
 uint64_t lock_env_cycles(void);
+void *lock_env_core_data(void);
 #endif
+
+/*
+ * Provided by the variant (lock/$(LOCK).c): core's private lock state, for
+ * the environment to keep and hand back through lock_env_core_data().
+ * Valid from before kernel_lock_init() on (it is static storage); NULL for
+ * a variant that has none.
+ */
+void *lock_core_data(unsigned core);
 
 /*
  * Also provided by the environment:

@@ -36,4 +36,20 @@ static inline void object_locks_release(struct object_lock *const *locks, unsign
     (void)n;
 }
 
+static inline void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
+                                              struct object_lock *c)
+{
+    (void)a;
+    (void)b;
+    (void)c;
+}
+
+static inline void object_locks_release_three(struct object_lock *a, struct object_lock *b,
+                                              struct object_lock *c)
+{
+    (void)a;
+    (void)b;
+    (void)c;
+}
+
 #endif

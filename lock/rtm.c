@@ -27,6 +27,12 @@ static struct rtm_core rtm_cores[LOCK_MAX_CORES];
 /* Written once on the boot core before other cores run; read-only after. */
 bool rtm_on;
 
+/* The fallback lock's entry: the inline acquire and release use it when RTM is off. */
+void *lock_core_data(unsigned core)
+{
+    return &fallback_cores[core];
+}
+
 void kernel_lock_init(unsigned ncores)
 {
     if (ncores == 0 || ncores > LOCK_MAX_CORES) {

@@ -170,7 +170,7 @@ high_entry:
     ldr r1, =kernel_stacks
     add r1, r1, r0, lsl #KSTACK_BITS
     add r1, r1, #(1 << KSTACK_BITS)
-    mov sp, r1
+    sub sp, r1, #KSTACK_RESERVED
     mcr p15, 0, r1, c13, c0, 4          @ TPIDRPRW
     /* Abort and undefined-mode stacks: used only when the kernel itself faults. */
     ldr r1, =abort_stacks
@@ -204,6 +204,7 @@ high_entry:
 
     .bss
     .balign 8
+    .global kernel_stacks
 kernel_stacks:
     .space NCPUS << KSTACK_BITS
 abort_stacks:

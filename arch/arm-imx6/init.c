@@ -41,6 +41,7 @@ _Noreturn void arch_init_boot_core(void)
 {
     static struct arch_boot_info info;
 
+    arm_set_this_core(0);
     smp_boot_core_arrived();
     scu_enable();
     arm_is_qemu = !l2c_init();

@@ -18,6 +18,7 @@
 #include <arch/imx6.h>
 #include <arch/boot.h>
 #include <cpu_relax.h>
+#include <core.h>
 
 #define SCU_CTRL        0x00
 #define SCU_CONFIG      0x04
@@ -46,6 +47,20 @@ static volatile uint32_t *scu(unsigned off) { return mmio32(MPCORE_PBASE + SCU_O
 static volatile uint32_t *src(unsigned off) { return mmio32(SRC_PBASE + off); }
 
 /* SCU_CONFIG bits 0..1: number of cores - 1. */
+/* boot.S: NCPUS kernel stacks of 1 << KSTACK_BITS bytes. */
+extern char kernel_stacks[];
+
+/* Core `core`'s struct arm_stack_top_words (machine.h), from any core. */
+static struct arm_stack_top_words *stack_top_words_of(unsigned core)
+{
+    return (struct arm_stack_top_words *)(kernel_stacks + ((core + 1) << KSTACK_BITS)) - 1;
+}
+
+void arch_set_lock_data(unsigned core, void *data)
+{
+    stack_top_words_of(core)->lock_data = data;
+}
+
 unsigned scu_core_count(void)
 {
     unsigned n = (*scu(SCU_CONFIG) & 3) + 1;
@@ -150,6 +165,11 @@ bool arch_ipi_round_ok(void)
 
 /* Called by core 0 itself, first: it counts as arrived. */
 void smp_boot_core_arrived(void);
+void arm_set_this_core(unsigned core)
+{
+    stack_top_words_of(core)->core = &cores[core];
+}
+
 void smp_boot_core_arrived(void)
 {
     arm_cores[0].arrived = 1;
@@ -158,6 +178,7 @@ void smp_boot_core_arrived(void)
 
 _Noreturn void arch_init_secondary(unsigned core)
 {
+    arm_set_this_core(core);
     gic_init_core();
     arm_cores[core].arrived = 1;
     /* Release: our set-up is done before core 0 counts us. */

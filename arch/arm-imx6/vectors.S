@@ -23,6 +23,7 @@
  */
 #include <arch/memlayout.h>
 #include <arch/exception.h>
+#include <abi/syscalls.h>
 
     .syntax unified
     .arm
@@ -45,7 +46,7 @@ vectors:
     sub sp, sp, #(15 * 4)
     stmia sp, {r0-r14}^
     mrc p15, 0, r8, c13, c0, 4          @ TPIDRPRW: this core's kernel stack top
-    mov sp, r8
+    sub sp, r8, #KSTACK_RESERVED
     mov fp, #0
 .endm
 
@@ -56,6 +57,11 @@ vectors:
 svc_entry:
     srsdb sp!, #MODE_SVC
     save_user_rest
+    /* Call and ReplyRecv go straight to the IPC fastpath (kernel/fastpath.c); neither returns. */
+    cmp r7, #SYSNO_CALL
+    bleq fastpath_call
+    cmp r7, #SYSNO_REPLY_RECV
+    bleq fastpath_reply_recv
     mov r0, r7
     bl handle_syscall
 

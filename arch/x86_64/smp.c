@@ -39,6 +39,11 @@ static volatile unsigned round_sender;
 static volatile bool round_started;
 static bool round_ok = true;     /* cleared by any core that sees a failure */
 
+void arch_set_lock_data(unsigned core, void *data)
+{
+    x86_cores[core].lock_data = data;
+}
+
 void smp_init_boot_core(void)
 {
     for (unsigned i = 0; i < NCPUS; i++) {

@@ -5,9 +5,11 @@
  * RFLAGS in R11 (FMASK has cleared IF, DF, TF and AC).  The entry swaps in the
  * kernel GS base, parks the user RSP in the per-core data, saves every
  * register straight into the current thread's struct arch_context and calls
- * handle_syscall(rax) at the top of this core's kernel stack.
+ * handle_syscall(rax) at the top of this core's kernel stack, or for Call
+ * and ReplyRecv the fastpath's own entry points.
  */
 #include <arch/machine.h>
+#include <abi/syscalls.h>
 
 #define R(n) ((n) * 8)
 
@@ -56,8 +58,17 @@ x86_syscall_entry:
     movq $1, R(CTX_SYSRET)(%rsp)
     movq %gs:PERCORE_KSTACK, %rsp
     xorl %ebp, %ebp
+    /* Call and ReplyRecv go straight to the IPC fastpath (kernel/fastpath.c). */
+    cmpq $SYSNO_CALL, %rax
+    je 1f
+    cmpq $SYSNO_REPLY_RECV, %rax
+    je 2f
     movq %rax, %rdi
     call handle_syscall
+    ud2
+1:  call fastpath_call
+    ud2
+2:  call fastpath_reply_recv
     ud2
 
 /*

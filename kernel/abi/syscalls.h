@@ -7,6 +7,12 @@
 #ifndef ABI_SYSCALLS_H
 #define ABI_SYSCALLS_H
 
+/* The two numbers the kernel's entry code tests, before any C runs (the IPC fastpath). */
+#define SYSNO_CALL          1
+#define SYSNO_REPLY_RECV    7
+
+#ifndef __ASSEMBLY__
+
 enum syscall {
     SYS_CALL = 1,       /* send, then wait for the reply on the caller's reply slot */
     SYS_SEND,           /* blocking send */
@@ -26,5 +32,8 @@ enum syscall {
     SYS_DEBUG_KSTATS,   /* per-core accounting: read, print, time on/off (abi/kstats.h) */
     SYS_COUNT
 };
+
+_Static_assert(SYS_CALL == SYSNO_CALL && SYS_REPLY_RECV == SYSNO_REPLY_RECV, "entry code's numbers");
+#endif
 
 #endif

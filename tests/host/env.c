@@ -1,6 +1,6 @@
 /*
  * Host implementation of the lock environment: lock_env_core_id(),
- * lock_env_cycles(), kernel_lock_wait_hook(), lock_panic() and
+ * lock_env_core_data(), lock_env_cycles(), kernel_lock_wait_hook(), lock_panic() and
  * lock_rtm_probe() of lock/lock.h, with threads in place of cores.
  */
 #include "env.h"
@@ -49,6 +49,19 @@ uint64_t host_wait_calls(void)
 unsigned lock_env_core_id(void)
 {
     return this_core;
+}
+
+/*
+ * A weak reference: lockprops and rtmprobe test the algorithms alone and
+ * link no variant (lock/<variant>.c), so they have no lock_core_data().
+ */
+#pragma weak lock_core_data
+
+void *lock_env_core_data(void)
+{
+    if (!lock_core_data)
+        lock_panic("lock_env_core_data: no lock variant linked");
+    return lock_core_data(this_core);
 }
 
 uint64_t lock_env_cycles(void)

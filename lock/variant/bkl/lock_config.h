@@ -1,8 +1,8 @@
 /*
  * Variant `bkl`: one CLH lock around every kernel entry (lock/bkl.c).  The
  * acquire and release run on every entry, so they are inline here: the
- * uncontended pair is then the XCHG, two loads and two stores of clh.h and
- * the core index, with no call layer (a call layer cost as much as the lock
+ * uncontended pair is then the XCHG, the loads and stores of clh.h and one
+ * load of this core's CLH entry (lock_env_core_data()), with no call layer (a call layer cost as much as the lock
  * itself; docs/locking.md, "Cost per entry").  Per-object locks do nothing:
  * struct object_lock holds only a placeholder byte (C11 forbids empty
  * structs).  Included by lock/lock.h via -Ilock/variant/bkl.
@@ -23,20 +23,17 @@ extern struct clh_lock bkl_lock;
 
 static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
-    unsigned core = lock_env_core_id();
     uint64_t t0 = lockstats_now();
 
     (void)kind;
-    bool waited = clh_acquire(&bkl_lock, core, kernel_lock_wait_hook);
-    lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
+    bool waited = clh_acquire_as(&bkl_lock, lock_env_core_data(), kernel_lock_wait_hook);
+    lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
 }
 
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    unsigned core = lock_env_core_id();
-
-    lockstats_released(core, CLH_RELEASE_BARRIERS);
-    clh_release(&bkl_lock, core);
+    lockstats_released(lock_env_core_id(), CLH_RELEASE_BARRIERS);
+    clh_release_as(lock_env_core_data());
 }
 
 #endif

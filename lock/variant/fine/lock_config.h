@@ -38,9 +38,14 @@ enum fine_side {
     FINE_WRITE,
 };
 
-/* Per-core state, written only by its core. */
+/*
+ * Per-core state, written only by its core; lock_core_data() of the core,
+ * so the inline read side finds it, and through it its reader flag, with
+ * one load each.
+ */
 struct fine_core {
     _Alignas(LOCK_CACHE_LINE) enum fine_side side;
+    struct brlock_reader *reader;       /* fine_big.readers[core], set by kernel_lock_init() */
     unsigned nheld;                     /* DEBUG: entries used in held[] */
     uintptr_t held[FINE_HELD_MAX];      /* DEBUG: object locks held, any order */
 };
@@ -64,35 +69,34 @@ void fine_debug_note_release(unsigned core, const struct object_lock *l);
 
 static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
-    unsigned core = lock_env_core_id();
+    struct fine_core *fc = lock_env_core_data();
     uint64_t t0 = lockstats_now();
 
-    if (FINE_DEBUG && fine_cores[core].side != FINE_OUT) {
+    if (FINE_DEBUG && fc->side != FINE_OUT) {
         lock_panic("kernel_lock_acquire: core already holds the kernel lock");
     }
-    if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock(&fine_big, core)) {
-        fine_cores[core].side = FINE_READ;
-        lockstats_acquired(core, t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
+    if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, fc->reader)) {
+        fc->side = FINE_READ;
+        lockstats_acquired(lock_env_core_id(), t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
         return;
     }
-    fine_acquire_slow(kind, core, t0);
+    fine_acquire_slow(kind, lock_env_core_id(), t0);
 }
 
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    unsigned core = lock_env_core_id();
-    struct fine_core *fc = &fine_cores[core];
+    struct fine_core *fc = lock_env_core_data();
 
     if (FINE_DEBUG && fc->nheld != 0) {
         lock_panic("kernel_lock_release: object locks still held");
     }
     if (__builtin_expect(fc->side == FINE_READ, 1)) {
         fc->side = FINE_OUT;
-        lockstats_released(core, BRLOCK_READ_UNLOCK_BARRIERS);
-        brlock_read_unlock(&fine_big, core);
+        lockstats_released(lock_env_core_id(), BRLOCK_READ_UNLOCK_BARRIERS);
+        brlock_read_unlock_as(fc->reader);
         return;
     }
-    fine_release_write(core);
+    fine_release_write(lock_env_core_id());
 }
 
 /* Order *lo, *hi: compiles to a compare and two CMOVs, no branch. */
@@ -110,18 +114,24 @@ static LOCK_INLINE uintptr_t fine_key(struct object_lock *const *locks, unsigned
     return i < n && locks[i] != NULL ? (uintptr_t)locks[i] : UINTPTR_MAX;
 }
 
-/* Take the lock at `key` unless it is absent or the one just taken; returns 1 if taken. */
-static LOCK_INLINE unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
+/* Take the lock at `key`, in order after those this core holds. */
+static LOCK_INLINE void fine_take_one(unsigned core, uintptr_t key)
 {
     struct object_lock *l = (struct object_lock *)key;
 
-    if (key == UINTPTR_MAX || key == prev) {
-        return 0;
-    }
     if (FINE_DEBUG) {
         fine_debug_note_acquire(core, l);
     }
     (void)ticket_acquire(&l->ticket, kernel_lock_wait_hook);
+}
+
+/* Take the lock at `key` unless it is absent or the one just taken; returns 1 if taken. */
+static LOCK_INLINE unsigned fine_take(unsigned core, uintptr_t key, uintptr_t prev)
+{
+    if (key == UINTPTR_MAX || key == prev) {
+        return 0;
+    }
+    fine_take_one(core, key);
     return 1;
 }
 
@@ -181,6 +191,58 @@ static LOCK_INLINE void object_locks_release(struct object_lock *const *locks, u
     unsigned released = fine_give(core, locks, n, 0) + fine_give(core, locks, n, 1) +
                         fine_give(core, locks, n, 2) + fine_give(core, locks, n, 3);
     lockstats_barriers(core, released * TICKET_RELEASE_BARRIERS);
+}
+
+/* DEBUG: the contract of object_locks_acquire_three(): non-NULL and pairwise distinct. */
+static LOCK_INLINE void fine_check_three(const struct object_lock *a, const struct object_lock *b,
+                                         const struct object_lock *c)
+{
+    if (FINE_DEBUG && (!a || !b || !c || a == b || b == c || a == c)) {
+        lock_panic("object locks: three locks that are not distinct and non-NULL");
+    }
+}
+
+/*
+ * Three distinct non-NULL locks, in ascending address order: the three
+ * comparators of the sorting network for three keys, then three takes with
+ * nothing to skip.  The IPC fastpath's set (endpoint, caller, partner).
+ */
+static LOCK_INLINE void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
+                                                   struct object_lock *c)
+{
+    uintptr_t k0 = (uintptr_t)a, k1 = (uintptr_t)b, k2 = (uintptr_t)c;
+    unsigned core = lock_env_core_id();
+
+    fine_check_three(a, b, c);
+    fine_compare_exchange(&k0, &k1);
+    fine_compare_exchange(&k1, &k2);
+    fine_compare_exchange(&k0, &k1);
+    fine_take_one(core, k0);
+    fine_take_one(core, k1);
+    fine_take_one(core, k2);
+    lockstats_barriers(core, 3 * TICKET_ACQUIRE_BARRIERS);
+}
+
+/* Release one of the three. */
+static LOCK_INLINE void fine_give_one(unsigned core, struct object_lock *l)
+{
+    if (FINE_DEBUG) {
+        fine_debug_note_release(core, l);
+    }
+    ticket_release(&l->ticket);
+}
+
+/* Release order does not matter: no sort. */
+static LOCK_INLINE void object_locks_release_three(struct object_lock *a, struct object_lock *b,
+                                                   struct object_lock *c)
+{
+    unsigned core = lock_env_core_id();
+
+    fine_check_three(a, b, c);
+    fine_give_one(core, a);
+    fine_give_one(core, b);
+    fine_give_one(core, c);
+    lockstats_barriers(core, 3 * TICKET_RELEASE_BARRIERS);
 }
 
 #endif

@@ -27,28 +27,25 @@ void rtm_kernel_lock_release(unsigned core);
 
 static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
-    unsigned core = lock_env_core_id();
     uint64_t t0 = lockstats_now();
 
     (void)kind;
     if (rtm_on) {
-        rtm_kernel_lock_acquire(core, t0);
+        rtm_kernel_lock_acquire(lock_env_core_id(), t0);
         return;
     }
-    bool waited = clh_acquire(&rtm_fallback_lock, core, kernel_lock_wait_hook);
-    lockstats_acquired(core, t0, waited, CLH_ACQUIRE_BARRIERS);
+    bool waited = clh_acquire_as(&rtm_fallback_lock, lock_env_core_data(), kernel_lock_wait_hook);
+    lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
 }
 
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    unsigned core = lock_env_core_id();
-
     if (rtm_on) {
-        rtm_kernel_lock_release(core);
+        rtm_kernel_lock_release(lock_env_core_id());
         return;
     }
-    lockstats_released(core, CLH_RELEASE_BARRIERS);
-    clh_release(&rtm_fallback_lock, core);
+    lockstats_released(lock_env_core_id(), CLH_RELEASE_BARRIERS);
+    clh_release_as(lock_env_core_data());
 }
 
 void kernel_lock_require_exclusive(void);

@@ -39,6 +39,9 @@ static inline struct arm_core *this_arm_core(void)
     return &arm_cores[arch_core_id()];
 }
 
+/* First thing on each core: make my_core() work (<arch/this_core.h>). */
+void arm_set_this_core(unsigned core);
+
 /* Entry points from boot.S and vectors.S. */
 _Noreturn void arch_init_boot_core(void);
 _Noreturn void arch_init_secondary(unsigned core);

@@ -44,6 +44,35 @@ static inline unsigned arch_core_id(void)
 }
 
 /*
+ * TPIDRPRW holds this core's kernel stack top for the entry code; the
+ * KSTACK_RESERVED bytes below it are not stack but two pointers the kernel
+ * reads on every entry, so that finding them is an MRC and a load, not
+ * MPIDR, a multiplication and an address (smp.c sets them).
+ */
+struct arm_stack_top_words {
+    void *lock_data;        /* arch_lock_data() */
+    void *core;             /* arch_this_core() (<arch/this_core.h>): &cores[core] */
+};
+_Static_assert(sizeof(struct arm_stack_top_words) == KSTACK_RESERVED, "the words above the kernel stack");
+
+static inline struct arm_stack_top_words *arm_stack_top_words(void)
+{
+    uintptr_t top;
+    /* Constant while the kernel runs on this core: not volatile, so it may be reused. */
+    __asm__("mrc p15, 0, %0, c13, c0, 4" : "=r"(top));
+    return (struct arm_stack_top_words *)top - 1;
+}
+
+/* The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h). */
+static inline void *arch_lock_data(void)
+{
+    return arm_stack_top_words()->lock_data;
+}
+
+/* Boot: record core's lock_core_data() before any core takes the kernel lock. */
+void arch_set_lock_data(unsigned core, void *data);
+
+/*
  * The MPCore global timer: one 64-bit counter shared by all cores, clocked
  * by PERIPHCLK (half the core clock on the board).  QEMU's A9 has no PMU
  * cycle counter, so this is the cycle counter; under -icount it advances

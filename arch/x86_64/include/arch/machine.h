@@ -66,6 +66,7 @@
 #define PERCORE_KSTACK      16
 #define PERCORE_USER_RSP    24
 #define PERCORE_CORE_ID     32
+#define PERCORE_LOCK_DATA   64
 
 #ifndef __ASSEMBLY__
 
@@ -94,6 +95,20 @@ static inline unsigned arch_core_id(void)
     __asm__("movl %%gs:%c1, %0" : "=r"(id) : "i"(PERCORE_CORE_ID));
     return id;
 }
+
+/*
+ * The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h),
+ * one load from the per-core block; constant, like the core number.
+ */
+static inline void *arch_lock_data(void)
+{
+    void *p;
+    __asm__("movq %%gs:%c1, %0" : "=r"(p) : "i"(PERCORE_LOCK_DATA));
+    return p;
+}
+
+/* Boot: record core's lock_core_data() before any core takes the kernel lock. */
+void arch_set_lock_data(unsigned core, void *data);
 
 static inline word_t arch_cycles(void)
 {

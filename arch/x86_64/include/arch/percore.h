@@ -49,6 +49,7 @@ struct x86_core {
     word_t fixup_rip;                   /* PERCORE_FIXUP_RIP */
     word_t fixup_vector;                /* PERCORE_FIXUP_VECTOR: the vector that was caught */
     struct core *kernel_core;           /* PERCORE_KERNEL_CORE: &cores[core_id] (<arch/this_core.h>) */
+    void *lock_data;                    /* PERCORE_LOCK_DATA: arch_lock_data() (machine.h) */
     volatile uint32_t ipi_received;     /* boot IPI round: IPIs this core took */
     uint32_t online;
     struct tss tss;
@@ -67,6 +68,7 @@ _Static_assert(offsetof(struct x86_core, core_id) == PERCORE_CORE_ID, "arch_core
 _Static_assert(offsetof(struct x86_core, fixup_rip) == PERCORE_FIXUP_RIP, "fixup offset");
 _Static_assert(offsetof(struct x86_core, fixup_vector) == PERCORE_FIXUP_VECTOR, "fixup offset");
 _Static_assert(offsetof(struct x86_core, kernel_core) == PERCORE_KERNEL_CORE, "<arch/this_core.h> offset");
+_Static_assert(offsetof(struct x86_core, lock_data) == PERCORE_LOCK_DATA, "arch_lock_data() offset");
 _Static_assert(sizeof(struct x86_core) % CACHE_LINE_SIZE == 0,
                "per-core data fills whole cache lines, so cores never share one");
 
