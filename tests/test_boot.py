@@ -1,7 +1,14 @@
 """Boot on x86_64: every core online, the boot IPI round complete, a clean exit."""
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
-from conftest import assert_panic_path, build, kvm_skip_reason
+from conftest import REPO, assert_panic_path, build, kvm_skip_reason
 
 
 def assert_booted(run, cpus):
@@ -57,3 +64,25 @@ def test_kernel_fault_option_needs_debug(guest):
     """Without DEBUG the boot option does nothing: the run ends normally."""
     run = guest(cpus=1, args="kernel_fault=1", debug="0")
     assert_booted(run, 1)
+
+
+def test_stopping_qemu_run_stops_qemu():
+    """QEMU runs in a session of its own: a SIGTERM to qemu_run.py (as tools/redis_run.py and
+    the sweep send when a boot's measurement is over) must end QEMU too, not leave it running."""
+    image = build("x86_64", "bkl") / "kernel.elf"
+    proc = subprocess.Popen([sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", "x86_64",
+                             "--lock", "bkl", "--image", str(image), "--cpus", "1", "--accel", "tcg",
+                             "--timeout", "300", "--cmdline", "app=fuzz calls=100000000"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    children = Path(f"/proc/{proc.pid}/task/{proc.pid}/children")
+    deadline = time.monotonic() + 60
+    qemu = []
+    while not qemu and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        qemu = children.read_text().split()
+    assert qemu, "qemu_run.py started no QEMU"
+    os.killpg(proc.pid, signal.SIGTERM)
+    assert proc.wait(timeout=60) != 0
+    time.sleep(0.5)
+    assert not Path(f"/proc/{qemu[0]}").exists() or \
+        Path(f"/proc/{qemu[0]}/stat").read_text().split()[2] == "Z", "QEMU outlived qemu_run.py"

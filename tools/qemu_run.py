@@ -313,6 +313,11 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         timed_out.set()
         stop_qemu()
 
+    # QEMU runs in a session of its own (so that ^C at a terminal reaches
+    # only this script): whoever stops this script stops QEMU through it.
+    for signum in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *_: stop_qemu())
+
     # A panicked kernel halts its cores and never prints a done record.
     panic_timer = threading.Timer(PANIC_GRACE, stop_qemu)
 
