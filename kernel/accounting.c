@@ -11,7 +11,6 @@
 #include "accounting.h"
 #include <arch.h>
 
-struct core_account core_accounts[NCPUS];
 bool accounting_timing;
 
 static void add_relaxed(word_t *counter, word_t amount)
@@ -55,8 +54,8 @@ void accounting_exit_stamped(struct core_account *a, const struct core *c)
 
 void accounting_read(unsigned core, struct kstats_snapshot *s)
 {
-    const struct core_account *a = &core_accounts[core];
     const struct core *c = &cores[core];
+    const struct core_account *a = &c->account;
 
     /* Acquire pairs with the release in accounting_enter_stamped(). */
     s->idle = __atomic_load_n(&a->idle, __ATOMIC_ACQUIRE);

@@ -16,39 +16,7 @@
 #include "types.h"
 #include "core.h"
 
-enum entry_cause {
-    ENTRY_CAUSE_SYSCALL,
-    ENTRY_CAUSE_INTERRUPT,
-    ENTRY_CAUSE_FAULT,
-    ENTRY_CAUSES
-};
 
-/*
- * Only the owning core writes its account; SYS_DEBUG_KSTATS reads other
- * cores' accounts, so the writes are relaxed atomic stores (a single
- * writer needs no read-modify-write) and a reader sees each word whole.
- *
- * exit_stamp is nonzero exactly when the last return to a thread read the
- * counter (a return to the idle thread, or any return while timing is on):
- * the next entry then charges the time since to idle or user.  entry_stamp
- * is nonzero exactly inside an entry that began while timing was on; its
- * exit charges the kernel time and stamps the return.  So with timing off
- * an entry and exit to and from a user thread cost a counter increment and
- * two tests (three on the slow path, which may return to the idle thread),
- * and never read the counter.  Timing turned on by another core starts at
- * this core's next entry; turned off, it stops at the exit of the entry
- * under way.
- */
-struct core_account {
-    word_t entries[ENTRY_CAUSES];
-    word_t idle;
-    word_t kernel;
-    word_t user;
-    word_t exit_stamp;
-    word_t entry_stamp;
-} CACHE_ALIGNED;
-
-extern struct core_account core_accounts[NCPUS];
 /* Set by SYS_DEBUG_KSTATS; read relaxed: a core sees the change at its next entry or exit. */
 extern bool accounting_timing;
 
@@ -57,13 +25,13 @@ void accounting_exit_stamped(struct core_account *a, const struct core *c);
 
 /*
  * First thing in every kernel entry, while the core's current thread is
- * still the interrupted one.  Always inlined, with the core found by its
- * index: these two hooks run on the IPC fastpath, where a call or a
- * pointer division would cost more than the counting.
+ * still the interrupted one; c is this core (my_core()).  Always inlined:
+ * these hooks run on the IPC fastpath, where a call would cost more than
+ * the counting.
  */
-static inline __attribute__((always_inline)) void accounting_enter(enum entry_cause cause)
+static inline __attribute__((always_inline)) void accounting_enter(struct core *c, enum entry_cause cause)
 {
-    struct core_account *a = &core_accounts[arch_core_id()];
+    struct core_account *a = &c->account;
 
     __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
     if (unlikely(a->exit_stamp | __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED)))
@@ -71,18 +39,18 @@ static inline __attribute__((always_inline)) void accounting_enter(enum entry_ca
 }
 
 /* Last thing before returning to c->current (c is this core's state). */
-static inline __attribute__((always_inline)) void accounting_exit(const struct core *c)
+static inline __attribute__((always_inline)) void accounting_exit(struct core *c)
 {
-    struct core_account *a = &core_accounts[arch_core_id()];
+    struct core_account *a = &c->account;
 
     if (unlikely(a->entry_stamp || c->current == c->idle))
         accounting_exit_stamped(a, c);
 }
 
 /* accounting_exit() after the fastpath, which never returns to the idle thread. */
-static inline __attribute__((always_inline)) void accounting_exit_switched(const struct core *c)
+static inline __attribute__((always_inline)) void accounting_exit_switched(struct core *c)
 {
-    struct core_account *a = &core_accounts[arch_core_id()];
+    struct core_account *a = &c->account;
 
     if (unlikely(a->entry_stamp))
         accounting_exit_stamped(a, c);

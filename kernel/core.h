@@ -28,6 +28,7 @@
 
 #include "types.h"
 #include "tcb.h"
+#include "core_account.h"
 #include <arch.h>
 #include <lock.h>
 
@@ -106,6 +107,7 @@ struct core {
     struct deferred_work deferred;  /* [o] */
     struct mailbox mailbox;         /* [m] */
     word_t ticks;                   /* [o] timer interrupts taken */
+    struct core_account account;    /* [o] written by this core only (kernel/accounting.h) */
 } CACHE_ALIGNED;
 
 _Static_assert(sizeof(struct core) % CACHE_LINE_SIZE == 0, "per-core state fills whole cache lines");

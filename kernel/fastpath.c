@@ -296,7 +296,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 _Noreturn void fastpath_call(void)
 {
     struct core *c = my_core();
-    accounting_enter(ENTRY_CAUSE_SYSCALL);
+    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
     struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
 
     if (likely(t))
@@ -307,7 +307,7 @@ _Noreturn void fastpath_call(void)
 _Noreturn void fastpath_reply_recv(void)
 {
     struct core *c = my_core();
-    accounting_enter(ENTRY_CAUSE_SYSCALL);
+    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
     struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
 
     if (likely(t))

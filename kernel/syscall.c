@@ -228,9 +228,10 @@ static bool do_send(struct tcb *t, cptr_t cptr, word_t sysno, bool general_held)
 
 _Noreturn void handle_syscall(word_t sysno)
 {
-    accounting_enter(ENTRY_CAUSE_SYSCALL);
-    syscall_slowpath(kernel_enter(my_core(), is_ipc_syscall(sysno) ? ENTRY_IPC : ENTRY_GENERAL, true),
-                     sysno);
+    struct core *c = my_core();
+
+    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
+    syscall_slowpath(kernel_enter(c, is_ipc_syscall(sysno) ? ENTRY_IPC : ENTRY_GENERAL, true), sysno);
 }
 
 _Noreturn void syscall_slowpath(struct tcb *t, word_t sysno)
@@ -301,7 +302,7 @@ _Noreturn void handle_interrupt(unsigned irq)
 {
     struct core *c = my_core();
 
-    accounting_enter(ENTRY_CAUSE_INTERRUPT);
+    accounting_enter(c, ENTRY_CAUSE_INTERRUPT);
     /* An interrupt is not the current thread's request: nothing to restart if it is taken away. */
     kernel_enter(c, ENTRY_IPC, false);
     c->entry_thread = NULL;
@@ -319,8 +320,10 @@ _Noreturn void handle_interrupt(unsigned irq)
 
 _Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_code, word_t arch_status)
 {
-    accounting_enter(ENTRY_CAUSE_FAULT);
-    struct tcb *t = kernel_enter(my_core(), ENTRY_IPC, false);
+    struct core *c = my_core();
+
+    accounting_enter(c, ENTRY_CAUSE_FAULT);
+    struct tcb *t = kernel_enter(c, ENTRY_IPC, false);
 
     if (t) {
         struct arch_context *ctx = &t->context;
