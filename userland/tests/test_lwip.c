@@ -297,6 +297,21 @@ static bool server_holding(void *arg)
 }
 
 /*
+ * The end of every server test: the server's connections balanced and
+ * closed, the server stopped, lwIP's timers run down, and every pool and
+ * the heap back where the test found them.
+ */
+#define CHECK_SERVER_ENDS_CLEAN(before)                         \
+    do {                                                        \
+        CHECK(wait_for(server_idle, &server));                  \
+        CHECK_EQ(echo_opened, echo_closed);                     \
+        tcp_server_stop(&server);                               \
+        for (int i_ = 0; i_ < 100; i_++)                        \
+            pump();                                             \
+        CHECK_USAGE(before);                                    \
+    } while (0)
+
+/*
  * A stream echoed to a client that first reads nothing: the server's replies
  * fill TCP's send buffer, then its backlog, and then it must stop reading.
  * Once the client reads, every byte arrives, in order.
@@ -323,13 +338,8 @@ TEST(lwip_tcp_echo_backpressure)
     CHECK_EQ(c.rx_len, c.tx_len);
     CHECK(!memcmp(big_rx, big_tx, c.tx_len));
     client_close(&c);
-    CHECK(wait_for(server_idle, &server));
+    CHECK_SERVER_ENDS_CLEAN(before);
     CHECK_EQ(server.accepted, 1);
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
 }
 
 /* The protocol ends the connection (as QUIT does): what it wrote before arrives, then the FIN. */
@@ -348,12 +358,7 @@ TEST(lwip_tcp_protocol_close)
     CHECK_EQ(c.rx_len, 11);
     CHECK(!memcmp(rx, "hello, echo", 11));
     client_close(&c);
-    CHECK(wait_for(server_idle, &server));
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
+    CHECK_SERVER_ENDS_CLEAN(before);
 }
 
 /* A client that resets its connection in the middle of a stream leaves nothing behind. */
@@ -372,12 +377,7 @@ TEST(lwip_tcp_abrupt_disconnect)
         pbuf_free(c.held);
     c.held = NULL;
     tcp_abort(c.pcb);
-    CHECK(wait_for(server_idle, &server));
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
+    CHECK_SERVER_ENDS_CLEAN(before);
 }
 
 /* 70 clients and their 70 server ends need more pcbs than lwIP's 128. */
@@ -416,12 +416,7 @@ TEST(lwip_tcp_open_waits_for_memory)
     CHECK(!memcmp(rx, msg, c.tx_len));
     client_close(&c);
     client_close(&silent);
-    CHECK(wait_for(server_idle, &server));
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
+    CHECK_SERVER_ENDS_CLEAN(before);
 }
 
 static bool flood_settled(void *arg)
@@ -463,12 +458,7 @@ TEST(lwip_tcp_idle_connection_evicted)
     CHECK_EQ(server.deferred, 0);
     CHECK_EQ(server.live, 1);
     client_close(&fresh);
-    CHECK(wait_for(server_idle, &server));
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
+    CHECK_SERVER_ENDS_CLEAN(before);
 }
 
 /*
@@ -508,10 +498,5 @@ TEST(lwip_tcp_connection_flood)
     CHECK(served > 0);
     /* Each reset client lost its server end to a newer connection (or never got one). */
     CHECK(reset <= server.ended_by_lwip + server.refused);
-    CHECK(wait_for(server_idle, &server));
-    CHECK_EQ(echo_opened, echo_closed);
-    tcp_server_stop(&server);
-    for (int i = 0; i < 100; i++)
-        pump();
-    CHECK_USAGE(before);
+    CHECK_SERVER_ENDS_CLEAN(before);
 }
