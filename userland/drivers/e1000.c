@@ -6,7 +6,7 @@
  * Found on PCI (vendor 8086, device 100e); BAR 0 holds the registers
  * (128 KiB), mapped uncached from device memory.  The rings and buffers are
  * ordinary RAM frames: x86 DMA is cache-coherent, so only the order of the
- * descriptor writes and the tail-register write matters (dma_barrier()).
+ * descriptor writes and the tail-register write matters (arch_dma_barrier()).
  *
  * Interrupts: PCI INTA, which the firmware routed to the ISA IRQ in the
  * Interrupt Line register (QEMU's PIIX: 10 or 11, level-triggered per the
@@ -152,20 +152,6 @@ static void reg_write(struct e1000 *e, unsigned reg, uint32_t v)
  * Descriptor writes before the tail register write that hands them over,
  * and the NIC's DD write-back before the descriptor fields read after it.
  */
-static inline void dma_barrier(void)
-{
-    arch_dma_barrier();
-}
-
-static void drop_cap(cptr_t *slot)
-{
-    if (!*slot)
-        return;
-    cnode_delete(ROOT_SLOT_CNODE, *slot, ROOT_DEPTH);
-    slot_free(*slot);
-    *slot = 0;
-}
-
 static word_t buffers_new(struct buffers *b)
 {
     b->vaddr = (uint8_t *)vaddr_alloc(BUF_PAGES * PAGE_SIZE, PAGE_SIZE);
@@ -188,7 +174,7 @@ static word_t buffers_new(struct buffers *b)
 static void buffers_free(struct buffers *b)
 {
     for (unsigned p = 0; p < BUF_PAGES; p++)
-        drop_cap(&b->frames[p]);
+        slot_drop(&b->frames[p]);
 }
 
 /* Everything the NIC must not touch any more: reset it and stop its DMA. */
@@ -211,12 +197,12 @@ static void e1000_free(struct nic *nic, struct e1000 *e)
             pci_write32(e->pci, PCI_COMMAND, cmd & ~PCI_COMMAND_MASTER & 0xffff);
         device_unmap(&e->regs);
     }
-    drop_cap(&e->irq_handler);
-    drop_cap(&e->irq_badged);
-    drop_cap(&nic->irq_notification);
+    slot_drop(&e->irq_handler);
+    slot_drop(&e->irq_badged);
+    slot_drop(&nic->irq_notification);
     buffers_free(&e->rx_buf);
     buffers_free(&e->tx_buf);
-    drop_cap(&e->ring_frame);
+    slot_drop(&e->ring_frame);
     free(e);
     nic->driver = NULL;
 }
@@ -294,7 +280,7 @@ static word_t rings_setup(struct e1000 *e)
         /* A free TX descriptor reads as done. */
         e->tx[i] = (struct tx_desc){ .addr = e->tx_buf.paddr[i], .status = DESC_DD };
     }
-    dma_barrier();
+    arch_dma_barrier();
 
     reg_write(e, REG_RDBAL, (uint32_t)ring_paddr);
     reg_write(e, REG_RDBAH, (uint32_t)((uint64_t)ring_paddr >> 32));
@@ -386,7 +372,7 @@ static bool e1000_send(struct nic *nic, const void *frame, size_t len)
     e->tx[i].length = (uint16_t)len;
     e->tx[i].cmd = TX_CMD_EOP | TX_CMD_IFCS | TX_CMD_RS;
     e->tx[i].status = 0;
-    dma_barrier();
+    arch_dma_barrier();
     e->tx_tail = next;
     reg_write(e, REG_TDT, next);
     return true;
@@ -400,14 +386,14 @@ static size_t e1000_receive(struct nic *nic, void *buf, size_t size)
         volatile struct rx_desc *d = &e->rx[i];
         if (!(d->status & DESC_DD))
             return 0;
-        dma_barrier();
+        arch_dma_barrier();
         /* 2048-byte buffers hold any frame we accept, so each is one descriptor (EOP). */
         bool good = (d->status & RX_EOP) && d->errors == 0 && d->length <= size;
         size_t len = good ? d->length : 0;
         if (good)
             memcpy(buf, e->rx_buf.vaddr + i * BUF_SIZE, len);
         d->status = 0;
-        dma_barrier();
+        arch_dma_barrier();
         e->rx_next = (i + 1) % RING_SIZE;
         reg_write(e, REG_RDT, i);
         if (good && len)

@@ -120,15 +120,6 @@ static void reg_write(struct enet *e, unsigned reg, uint32_t v)
     *(volatile uint32_t *)((uint8_t *)e->regs.vaddr + reg) = v;
 }
 
-static void drop_cap(cptr_t *slot)
-{
-    if (!*slot)
-        return;
-    cnode_delete(ROOT_SLOT_CNODE, *slot, ROOT_DEPTH);
-    slot_free(*slot);
-    *slot = 0;
-}
-
 /* A RAM frame mapped uncached at va; its physical address in *paddr. */
 static word_t dma_frame(cptr_t *slot, word_t va, word_t *paddr)
 {
@@ -156,12 +147,12 @@ static void enet_free(struct nic *nic, struct enet *e)
         controller_stop(e);
         device_unmap(&e->regs);
     }
-    drop_cap(&e->irq_handler);
-    drop_cap(&e->irq_badged);
-    drop_cap(&nic->irq_notification);
+    slot_drop(&e->irq_handler);
+    slot_drop(&e->irq_badged);
+    slot_drop(&nic->irq_notification);
     for (unsigned i = 0; i < 2 * BUF_PAGES; i++)
-        drop_cap(&e->buf_frames[i]);
-    drop_cap(&e->ring_frame);
+        slot_drop(&e->buf_frames[i]);
+    slot_drop(&e->ring_frame);
     free(e);
     nic->driver = NULL;
 }

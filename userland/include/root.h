@@ -35,6 +35,8 @@ word_t malloc_extend(word_t bytes);
 /* Slots of the root CNode */
 cptr_t slot_alloc(void);            /* 0 when none is left */
 void slot_free(cptr_t slot);        /* the slot must be empty */
+/* Delete the cap in *slot (if any), free the slot and zero *slot. */
+void slot_drop(cptr_t *slot);
 word_t slots_free_count(void);
 
 /* A checkpoint of the slot allocator: slot_restore() deletes whatever was put in

@@ -42,12 +42,6 @@ static word_t retype_one(cptr_t ut, word_t type, word_t size_bits, cptr_t *slot)
     return st;
 }
 
-static void drop(cptr_t slot)
-{
-    cnode_delete(ROOT_SLOT_CNODE, slot, ROOT_DEPTH);
-    slot_free(slot);
-}
-
 word_t device_map(word_t paddr, word_t size, struct device_mapping *m)
 {
     memset(m, 0, sizeof(*m));
@@ -70,14 +64,13 @@ word_t device_map(word_t paddr, word_t size, struct device_mapping *m)
         if (st == E_OK)
             st = retype_one(ut, OBJ_UNTYPED, bits, &high);
         if (st != E_OK) {
-            if (low)
-                drop(low);
+            slot_drop(&low);
             break;
         }
         bool upper = paddr >= base + (1UL << bits);
         if (upper)
             base += 1UL << bits;
-        drop(upper ? low : high);
+        slot_drop(upper ? &low : &high);
         ut = upper ? high : low;
         m->chain[m->nchain++] = ut;
     }
@@ -105,9 +98,9 @@ word_t device_map(word_t paddr, word_t size, struct device_mapping *m)
 void device_unmap(struct device_mapping *m)
 {
     for (unsigned i = m->nframes; i-- > 0;)
-        drop(m->frames[i]);
+        slot_drop(&m->frames[i]);
     for (unsigned i = m->nchain; i-- > 0;)
-        drop(m->chain[i]);
+        slot_drop(&m->chain[i]);
     m->nframes = m->nchain = 0;
     m->vaddr = NULL;
 }

@@ -97,8 +97,7 @@ word_t malloc_extend(word_t bytes)
             break;
         if (map_frame(f, ROOT_SLOT_VSPACE, base + mapped * ARCH_LARGE_PAGE_SIZE,
                       RIGHT_READ | RIGHT_WRITE, VM_DEFAULT) != E_OK) {
-            cnode_delete(ROOT_SLOT_CNODE, f, ROOT_DEPTH);
-            slot_free(f);
+            slot_drop(&f);
             break;
         }
         mapped++;

@@ -1,5 +1,6 @@
 /* Free slots of the root CNode: a bitmap over bootinfo->empty.  Main thread only. */
 #include <root.h>
+#include <invoke.h>
 
 #define NSLOTS (1u << ROOT_CNODE_BITS)
 
@@ -40,6 +41,15 @@ void slot_free(cptr_t slot)
 {
     if (slot && slot < NSLOTS)
         clr_used(slot);
+}
+
+void slot_drop(cptr_t *slot)
+{
+    if (!*slot)
+        return;
+    cnode_delete(ROOT_SLOT_CNODE, *slot, ROOT_DEPTH);
+    slot_free(*slot);
+    *slot = 0;
 }
 
 word_t slots_free_count(void)
