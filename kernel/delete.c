@@ -201,7 +201,7 @@ static enum progress delete_slot(struct cte *slot, struct delete_chain *chain)
         object_finalise(&slot->cap);
     }
     cap_cleanup(&slot->cap);
-    untyped_hand_over_children(slot);
+    untyped_hand_over_marks(slot);
     slot_clear(slot);
     return PROGRESS_DONE;
 }

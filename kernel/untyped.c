@@ -299,18 +299,24 @@ enum status decode_untyped_invocation(struct invocation *inv)
 }
 
 /*
- * The children of a deleted cap become children of its parent.  When the
- * deleted cap is an untyped copy of its parent, the objects made from the
- * copy lie above the parent's own watermark: the parent takes over the
- * copy's marks, or its next Retype (it has children, so it does not start
- * over) would hand out memory those objects use.  While the copy existed
- * the parent could not retype (it had an untyped copy among its children),
- * so the copy's marks are the current ones.
+ * An untyped copy and its parent hand out the same memory, and while the
+ * copy exists only the copy retypes (the parent has an untyped copy among
+ * its children), so when the copy goes, its marks are the current ones and
+ * the parent takes them over, with or without children:
+ *   - with children (they become the parent's), the objects made from the
+ *     copy lie above the parent's own watermark, and the parent's next
+ *     Retype (it has children, so it does not start over) would hand out
+ *     memory those objects use;
+ *   - without children, the memory the copy's objects used is no longer
+ *     zero, and the parent's next Retype starts over trusting its own
+ *     zeroed-up-to mark, which still says "never used, all zero": it gave
+ *     out frames, CNodes and TCBs with what the copy's objects left in them
+ *     (a CNode whose first slot held a freed TCB's saved registers).
  */
-void untyped_hand_over_children(struct cte *slot)
+void untyped_hand_over_marks(struct cte *slot)
 {
     struct cap *c = &slot->cap;
-    if (c->type != CAP_UNTYPED || !cdt_has_children(slot))
+    if (c->type != CAP_UNTYPED)
         return;
     struct cte *parent = slot->cdt_prev;
     while (parent && parent->cdt_depth >= slot->cdt_depth)

@@ -17,7 +17,8 @@ unsigned object_size_bits(unsigned type, unsigned user_bits);
 /* Make the object's memory into a fresh object and return its cap (boot and Retype). */
 struct cap object_create(unsigned type, word_t paddr, unsigned user_bits, bool device);
 
-/* Called before an untyped cap with children leaves the CDT (kernel/delete.c).  Caller holds the write side. */
-void untyped_hand_over_children(struct cte *slot);
+/* Called before an untyped cap leaves the CDT (kernel/delete.c): a copy's marks go to its parent.
+ * Caller holds the write side. */
+void untyped_hand_over_marks(struct cte *slot);
 
 #endif

@@ -107,6 +107,39 @@ TEST(untyped_revoke_resets_watermark)
     CHECK_OK(retype_at(ut, OBJ_FRAME, 0, f));
 }
 
+/*
+ * A copy of an untyped hands out the same memory as the original.  What the
+ * copy's objects left in it must be gone when the original retypes after
+ * the copy was deleted: the original's own marks still said "never used,
+ * known to be zero", and a Retype trusting them gave out a frame (or a
+ * CNode) with the old contents (docs/locking.md, "Known problems").
+ */
+TEST(untyped_copy_leaves_no_dirty_memory)
+{
+    cptr_t ut = obj_new(OBJ_UNTYPED, 12);   /* one page */
+    cptr_t copy = slot_alloc(), f = slot_alloc();
+    CHECK(ut && copy && f);
+    CHECK_OK(cnode_copy(ROOT_SLOT_CNODE, copy, ROOT_DEPTH, ROOT_SLOT_CNODE, ut, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(retype_at(copy, OBJ_FRAME, 0, f));
+    word_t v = vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
+    CHECK_OK(map_frame(f, ROOT_SLOT_VSPACE, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT));
+    volatile word_t *p = (volatile word_t *)v;
+    for (word_t i = 0; i < PAGE_SIZE / sizeof(word_t); i++)
+        p[i] = 0x5a5a0000 + i;
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, f, ROOT_DEPTH));
+    CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, copy, ROOT_DEPTH));
+
+    /* The original has no children now: it starts over at the same memory. */
+    CHECK_OK(retype_at(ut, OBJ_FRAME, 0, f));
+    word_t v2 = vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
+    CHECK_OK(map_frame(f, ROOT_SLOT_VSPACE, v2, RIGHT_READ, VM_DEFAULT));
+    const volatile word_t *q = (const volatile word_t *)v2;
+    word_t nonzero = 0;
+    for (word_t i = 0; i < PAGE_SIZE / sizeof(word_t); i++)
+        nonzero += q[i] != 0;
+    CHECK_EQ(nonzero, 0);
+}
+
 TEST(untyped_retype_on_wrong_object)
 {
     cptr_t tcb = obj_new(OBJ_TCB, 0);
