@@ -135,6 +135,29 @@ TEST(delete_deep_chain)
 }
 
 /*
+ * A TCB among the containers: its CSpace slot holds the last cap to a chain, and its own last
+ * cap sits in a CNode.  Deleting the CNode stops the thread, empties the TCB (all but its master
+ * reply cap, part of the TCB) and the chain behind it, preempted at every step on the way.
+ */
+TEST(delete_tcb_in_containers)
+{
+    struct arena a;
+
+    CHECK_OK(arena_begin(&a, 16));
+    cptr_t outer = obj_new(OBJ_CNODE, 1), tcb = obj_new(OBJ_TCB, 0), c0 = chain_new(8);
+    CHECK(outer && tcb && c0);
+    CHECK_OK(tcb_set_space(tcb, 0, c0, 0, ROOT_SLOT_VSPACE));
+    CHECK_OK(cnode_delete(ROOT, c0, ROOT_DEPTH));
+    CHECK_OK(cnode_move(outer, 0, 1, ROOT, tcb, ROOT_DEPTH));
+
+    word_t before = preempt_arm(8);
+    CHECK_OK(cnode_delete(ROOT, outer, ROOT_DEPTH));
+    CHECK(preempt_all_used(before, 8));
+    CHECK(arena_emptied(&a));
+    arena_end(&a);
+}
+
+/*
  * Cycles: A holds a cap to B and B one to A (and C one to itself); once the caps outside are
  * deleted nothing reaches them but the derivation tree, and revoking their untyped deletes
  * them, each container's deletion meeting the one that started it.
