@@ -42,6 +42,7 @@ enum cap_type {
     CAP_IRQ_CONTROL,    /* no object: may create IRQ handler caps */
     CAP_IRQ_HANDLER,    /* irq */
     CAP_IO_PORT,        /* io_port_first..io_port_last; only ports with I/O ports make one */
+    CAP_ZOMBIE,         /* a container being deleted (kernel/delete.c): obj, zombie_of, size_bits */
     CAP_TYPE_COUNT
 };
 
@@ -58,7 +59,10 @@ struct cap {
     uint8_t size_bits;      /* untyped, frame: log2 bytes; cnode: radix (log2 slots) */
     uint8_t flags;          /* enum cap_flags */
     uint8_t guard_bits;     /* cnode: guard length */
-    uint8_t level;          /* page table: the level its entry sits at once mapped */
+    union {
+        uint8_t level;      /* page table: the level its entry sits at once mapped */
+        uint8_t zombie_of;  /* zombie: the type of the container, CAP_CNODE or CAP_TCB */
+    };
     uint16_t asid;          /* vspace: its ASID; mapped frame or page table: ASID it is mapped in */
     union {
         void *obj;          /* kernel objects: kernel virtual address */
@@ -72,8 +76,12 @@ struct cap {
         word_t mapped_vaddr;/* frame, page table (when CAPF_MAPPED) */
         word_t irq;         /* irq handler */
         word_t io_port_last;    /* I/O port: the last port it covers (inclusive) */
+        struct cte *zombie_parent;  /* zombie: the zombie whose container holds it, on the way down */
     };
-    word_t asid_gen;        /* mapped frame or page table: generation of the ASID (kernel/vspace.c) */
+    union {
+        word_t asid_gen;    /* mapped frame or page table: generation of the ASID (kernel/vspace.c) */
+        word_t zombie_left; /* zombie: slots 0 .. zombie_left-1 of the container may still hold caps */
+    };
 };
 
 #define CTE_BITS 6          /* log2 size of a slot: CNode objects are arrays of 2^radix slots */

@@ -161,6 +161,7 @@ static bool derivation_ok(const struct cap *parent, const struct cap *child)
     case CAP_CNODE:
     case CAP_PAGE_TABLE:
     case CAP_VSPACE:
+    case CAP_ZOMBIE:
         p = arch_virt_to_phys(child->obj);
         break;
     default:

@@ -77,7 +77,8 @@ static enum status apply_badge(struct invocation *inv, struct cap *c, word_t bad
  * What a copy of `src` with `rights` and `badge` looks like, or an error.
  * Copies never carry a mapping.  Deriving a badged or reduced cap needs no
  * other check; untyped caps with children, reply caps and IRQ control
- * cannot be copied, page tables neither (a table maps at one place).
+ * cannot be copied, page tables neither (a table maps at one place), nor
+ * zombies (a zombie is its object's only cap, kernel/delete.c).
  */
 static enum status derive_cap(struct invocation *inv, const struct cte *src, word_t rights,
                               bool set_badge, word_t badge, struct cap *out)
@@ -94,6 +95,7 @@ static enum status derive_cap(struct invocation *inv, const struct cte *src, wor
     case CAP_REPLY:
     case CAP_IRQ_CONTROL:
     case CAP_PAGE_TABLE:
+    case CAP_ZOMBIE:
         return E_ILLEGAL_OPERATION;
     case CAP_FRAME:
         c.flags &= (uint8_t)~CAPF_MAPPED;
@@ -251,14 +253,9 @@ static enum status decode_rotate(struct invocation *inv, struct cnode_args *a)
     return E_OK;
 }
 
-/* Delete and Revoke: refused up front if the containers they would empty nest too deep. */
+/* Delete and Revoke: nothing to check past the lookup; the deletion cannot fail (delete.h). */
 static enum status decode_delete(struct cte *dest, bool revoke)
 {
-    struct delete_scan scan = { .watch = NULL, .nwatch = 0 };
-
-    (revoke ? revoke_scan : delete_scan)(dest, &scan);
-    if (scan.too_deep)
-        return E_REVOKE_FIRST;
     if ((revoke ? cte_revoke(dest) : cte_delete(dest)) == PROGRESS_PREEMPTED)
         return STATUS_PREEMPTED;
     return E_OK;

@@ -183,6 +183,13 @@ static bool check_ready_queues(unsigned core)
     return true;
 }
 
+/* Whether slot (may be NULL) holds a cap to the container zombie z is deleting. */
+static bool names_container(const struct cte *slot, const struct cap *z)
+{
+    return slot && (slot->cap.type == z->zombie_of || slot->cap.type == CAP_ZOMBIE) &&
+           slot->cap.obj == z->obj;
+}
+
 /* Every object reached through a capability in the CDT list is consistent. */
 static bool check_objects(void)
 {
@@ -231,6 +238,15 @@ static bool check_objects(void)
             if (c->asid == 0 || asid_table[c->asid].root != c->obj)
                 return fail("VSpace cap and ASID table disagree");
             break;
+        case CAP_ZOMBIE: {
+            /* A container being deleted: its only cap, with no more slots left than it has. */
+            word_t slots = c->zombie_of == CAP_CNODE ? BIT(c->size_bits) : TCB_SLOT_COUNT;
+            if ((c->zombie_of != CAP_CNODE && c->zombie_of != CAP_TCB) || c->zombie_left > slots)
+                return fail("zombie of an unknown container or with too many slots left");
+            if (names_container(s->cdt_prev, c) || names_container(s->cdt_next, c))
+                return fail("a zombie is not its object's only cap");
+            break;
+        }
         default:
             break;
         }
@@ -271,6 +287,10 @@ static bool object_range(const struct cap *c, word_t *start, word_t *size)
         break;
     case CAP_VSPACE:
         bits = object_size_bits(OBJ_VSPACE, 0);
+        break;
+    case CAP_ZOMBIE:
+        bits = c->zombie_of == CAP_CNODE ? object_size_bits(OBJ_CNODE, c->size_bits)
+                                         : object_size_bits(OBJ_TCB, 0);
         break;
     default:
         return false;

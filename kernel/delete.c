@@ -1,32 +1,50 @@
 /*
  * Deleting capabilities and finalising objects.
  *
- * Deleting the last capability to a CNode or TCB (a container) first
- * empties the container, deleting the caps it holds, which may themselves
- * be last caps of containers.  That recursion is bounded by
- * DELETE_MAX_DEPTH.  Slots of containers being emptied further up (a
- * cycle: A holds the last cap to B, which holds the last cap to A) are
- * skipped; the level that owns them clears them before it returns.
+ * Deleting the last capability to a CNode or TCB (a container) that still
+ * holds caps must first delete those, and each may itself be the last cap
+ * of a container, so the work is a walk over a graph of containers that
+ * can be deep and can have cycles (A holds the last cap to B, B a cap to
+ * A).  Interrupts are off in the kernel, so the walk uses no recursion and
+ * no stack proportional to its depth, and it stops at preemption points.
+ * It cannot fail: Delete and Revoke have no error after their lookups.
  *
- * Decode, then invoke: a decoder first asks delete_scan() what the
- * deletion would do, without changing anything: whether it nests deeper
- * than the bound (the decoder returns E_REVOKE_FIRST and the user deletes
- * the inner containers first) and whether it would clear a slot the
- * decoder still needs.  The scan sees which caps are final now.  A cap
- * that becomes final during the deletion (the container held another
- * copy of it, deleted first) can still take the deletion past the bound;
- * then it stops as if preempted, keeping what it did, and the restarted
- * system call decodes again and meets the deeper structure in its scan.
- * So cte_delete() and cte_revoke() never fail; they only finish or stop.
+ * As in seL4, the last cap of a container with contents first becomes a
+ * zombie (CAP_ZOMBIE) in its own slot.  A zombie names the container and
+ * counts the slots still to empty (zombie_left: slots at and above it are
+ * empty or belong to the object itself).  Nothing can be invoked, looked
+ * up, copied or sent through a zombie, so nobody can put caps back into
+ * the container: it only ever empties.  The walk starts at the slot the
+ * operation was invoked on (its root) and looks at the highest slot not
+ * yet emptied of the current zombie's container:
+ *   - empty, the root itself (a cycle back to the start) or the TCB's
+ *     master reply cap (part of the object): counted as emptied;
+ *   - a cap that is not the last of a container with contents: deleted,
+ *     finalising its object when it is the last;
+ *   - the last cap of a container with contents: made a zombie, and the
+ *     walk goes down into it;
+ *   - a zombie (one left by a stopped operation): the walk goes down into
+ *     it, taking it over.
+ * A zombie with nothing left is removed from its slot, and the walk goes
+ * back up to the zombie it came from (zombie_parent, set on the way down)
+ * or ends at the root.
  *
- * Preemption points are only at the outermost level (between the
- * top-level container's slots, and between the children in a revoke),
- * where every object is either untouched or fully deleted, so a restarted
- * operation finds a consistent state and simply continues.
+ * Invariant: every object has at most one zombie and then no other cap
+ * (a zombie is made only from a last cap, and cannot be copied), and the
+ * zombies on the walk's way down from the root each sit in the container
+ * of the one before.  So a zombie met in the current container is either
+ * the root (skipped: a cycle) or not on the way down at all: going down
+ * into it can never loop.
+ *
+ * Preemption points follow every step that leaves lasting progress (a cap
+ * deleted, a zombie made or removed, a slot counted as emptied): a
+ * restarted call decodes again, finds its root holding the zombie, and
+ * walks down the zombies again (no polls on the way) to where it stopped.
  *
  * Memory is never reused while a capability can reach it: objects made
  * from an untyped stay allocated (below its watermark) until the untyped
- * has no children left and is retyped again.
+ * has no children left and is retyped again; a zombie is a child like
+ * the cap it replaced.
  */
 #include "delete.h"
 #include "cdt.h"
@@ -42,96 +60,64 @@
 #include "vspace.h"
 #include <arch.h>
 
-#define DELETE_MAX_DEPTH 8
-
-struct delete_chain {
-    struct cte *slot[DELETE_MAX_DEPTH];
-    unsigned n;
-};
-
-static enum progress delete_slot(struct cte *slot, struct delete_chain *chain);
-
-static bool in_chain(const struct delete_chain *chain, const struct cte *slot)
+static bool is_container(uint8_t type)
 {
-    for (unsigned i = 0; i < chain->n; i++) {
-        if (chain->slot[i] == slot)
-            return true;
+    return type == CAP_CNODE || type == CAP_TCB;
+}
+
+/* The slots of a container of type `type` at obj, and how many it has. */
+static struct cte *container_array(uint8_t type, void *obj, uint8_t size_bits, word_t *n)
+{
+    if (type == CAP_CNODE) {
+        *n = BIT(size_bits);
+        return obj;
     }
-    return false;
+    *n = TCB_SLOT_COUNT;
+    return ((struct tcb *)obj)->slots;
+}
+
+/*
+ * The slots a container cap's deletion would empty: a CNode's array, a
+ * TCB's own slots, or a zombie's slots not yet emptied; NULL otherwise.
+ */
+static struct cte *container_slots(const struct cap *c, word_t *n)
+{
+    struct cte *slots;
+
+    if (c->type == CAP_ZOMBIE) {
+        slots = container_array(c->zombie_of, c->obj, c->size_bits, n);
+        *n = c->zombie_left;
+        return slots;
+    }
+    if (is_container(c->type))
+        return container_array(c->type, c->obj, c->size_bits, n);
+    *n = 0;
+    return NULL;
 }
 
 /*
  * A TCB's master reply cap is part of the TCB, not a capability it holds:
  * emptying the TCB deletes the reply caps made from it but leaves the
- * master.  A deletion preempted half-way can be abandoned (the slot's cap
- * moved away, the deleting thread restarted elsewhere) and the TCB used
- * again, so it must stay whole; its memory is cleared when it is reused.
+ * master, and its memory is cleared when it is reused.
  */
-static bool is_part_of_object(const struct cap *container, word_t i)
+static bool is_part_of_object(uint8_t container_type, word_t i)
 {
-    return container->type == CAP_TCB && i == TCB_SLOT_REPLY;
+    return container_type == CAP_TCB && i == TCB_SLOT_REPLY;
 }
 
-/* The slots a container holds: a CNode's array, or a TCB's own slots. */
-static struct cte *container_slots(const struct cap *c, word_t *n)
-{
-    if (c->type == CAP_CNODE) {
-        *n = BIT(c->size_bits);
-        return (struct cte *)c->obj;
-    }
-    if (c->type == CAP_TCB) {
-        *n = TCB_SLOT_COUNT;
-        return ((struct tcb *)c->obj)->slots;
-    }
-    *n = 0;
-    return NULL;
-}
-
-/* Whether slot i of `container` is one emptying the container deletes. */
-static bool to_empty(const struct cap *container, const struct cte *slots, word_t i,
-                     const struct delete_chain *chain)
-{
-    return !cap_is_null(&slots[i].cap) && !in_chain(chain, &slots[i]) &&
-           !is_part_of_object(container, i);
-}
-
-/*
- * Delete every cap in the container named by slot's cap (skipping chain
- * slots).  Past DELETE_MAX_DEPTH it stops as preempted (the header comment
- * says why that happens only after progress and ends in the decoder).
- */
-static enum progress empty_container(struct cte *slot, struct delete_chain *chain)
+static bool container_has_contents(const struct cap *c)
 {
     word_t n;
-    struct cte *slots = container_slots(&slot->cap, &n);
-    bool outermost = chain->n == 0;
-    enum progress p = PROGRESS_DONE;
+    struct cte *slots = container_slots(c, &n);
+    uint8_t type = c->type == CAP_ZOMBIE ? c->zombie_of : c->type;
 
-    if (!slots)
-        return PROGRESS_DONE;
-    if (chain->n == DELETE_MAX_DEPTH)
-        return PROGRESS_PREEMPTED;
-    chain->slot[chain->n++] = slot;
-    if (slot->cap.type == CAP_TCB) {
-        /* The reply caps made from its master go; the master stays (is_part_of_object()). */
-        struct cte *master = &slots[TCB_SLOT_REPLY];
-        struct cte *child;
-        while ((child = cdt_first_child(master)) != NULL)
-            cte_delete_one(child);
-    }
+    if (type == CAP_TCB && cdt_first_child(&slots[TCB_SLOT_REPLY]))
+        return true;
     for (word_t i = 0; i < n; i++) {
-        if (!to_empty(&slot->cap, slots, i, chain))
-            continue;
-        p = delete_slot(&slots[i], chain);
-        if (p == PROGRESS_PREEMPTED)
-            break;
-        if (outermost && i + 1 < n && preemption_point()) {
-            p = PROGRESS_PREEMPTED;
-            break;
-        }
+        if (!cap_is_null(&slots[i].cap) && !is_part_of_object(type, i))
+            return true;
     }
-    chain->n--;
-    return p;
+    return false;
 }
 
 /* Undo what one cap (not its object) holds: a frame's mapping. */
@@ -141,7 +127,7 @@ static void cap_cleanup(struct cap *c)
         frame_finalise(c);
 }
 
-/* Destroy the object of a last cap (its contents, if a container, are gone already). */
+/* Destroy the object of a last cap (a container's contents are gone already). */
 static void object_finalise(struct cap *c)
 {
     switch (c->type) {
@@ -167,60 +153,98 @@ static void object_finalise(struct cap *c)
     }
 }
 
-static bool container_has_contents(const struct cap *c)
-{
-    word_t n;
-    struct cte *slots = container_slots(c, &n);
-    if (c->type == CAP_TCB && cdt_first_child(&slots[TCB_SLOT_REPLY]))
-        return true;
-    for (word_t i = 0; i < n; i++) {
-        if (!cap_is_null(&slots[i].cap) && !is_part_of_object(c, i))
-            return true;
-    }
-    return false;
-}
-
 static void slot_clear(struct cte *slot)
 {
     cdt_remove(slot);
     slot->cap = cap_null();
 }
 
-static enum progress delete_slot(struct cte *slot, struct delete_chain *chain)
+/* Delete a cap that holds no container contents, finalising its object if it is the last. */
+static void delete_leaf(struct cte *slot)
 {
-    if (cap_is_null(&slot->cap))
-        return PROGRESS_DONE;
-    if (cdt_is_final(slot)) {
-        if (slot->cap.type == CAP_TCB) {
-            /* Stop it everywhere before taking its slots away. */
-            tcb_finalise(slot->cap.obj);
-        }
-        if (container_has_contents(&slot->cap) &&
-            empty_container(slot, chain) == PROGRESS_PREEMPTED)
-            return PROGRESS_PREEMPTED;
+    if (cdt_is_final(slot))
         object_finalise(&slot->cap);
-    }
     cap_cleanup(&slot->cap);
     untyped_hand_over_marks(slot);
     slot_clear(slot);
-    return PROGRESS_DONE;
+}
+
+/*
+ * The first step of deleting the cap in `slot` (not a zombie): a last TCB
+ * cap stops its thread everywhere and loses the reply caps made from its
+ * master; then the last cap of a container with contents becomes a zombie
+ * (returns false), and any other cap is deleted (returns true).
+ */
+static bool delete_or_make_zombie(struct cte *slot)
+{
+    struct cap *c = &slot->cap;
+
+    if (is_container(c->type) && cdt_is_final(slot)) {
+        if (c->type == CAP_TCB) {
+            struct tcb *t = c->obj;
+            struct cte *child;
+            tcb_finalise(t);
+            while ((child = cdt_first_child(&t->slots[TCB_SLOT_REPLY])) != NULL)
+                delete_leaf(child);
+        }
+        if (container_has_contents(c)) {
+            word_t n;
+            container_slots(c, &n);
+            c->zombie_of = c->type;
+            c->type = CAP_ZOMBIE;
+            c->zombie_parent = NULL;
+            c->zombie_left = n;
+            return false;
+        }
+    }
+    delete_leaf(slot);
+    return true;
+}
+
+/* Empty the zombie in root and everything it leads to, then clear root (header comment). */
+static enum progress delete_zombie(struct cte *root)
+{
+    struct cte *cur = root;
+
+    for (;;) {
+        struct cap *z = &cur->cap;
+        word_t n;
+        struct cte *slots = container_slots(z, &n);
+
+        if (n == 0) {
+            struct cte *parent = z->zombie_parent;
+            slot_clear(cur);
+            if (cur == root)
+                return PROGRESS_DONE;
+            cur = parent;
+        } else {
+            struct cte *next = &slots[n - 1];
+            if (next->cap.type == CAP_ZOMBIE && next != root) {
+                /* Left by a stopped walk, this one's or another's: no progress, no poll. */
+                next->cap.zombie_parent = cur;
+                cur = next;
+                continue;
+            }
+            if (cap_is_null(&next->cap) || next == root || is_part_of_object(z->zombie_of, n - 1) ||
+                delete_or_make_zombie(next)) {
+                z->zombie_left--;
+            } else {
+                next->cap.zombie_parent = cur;
+                cur = next;
+            }
+        }
+        if (preemption_point())
+            return PROGRESS_PREEMPTED;
+    }
 }
 
 enum progress cte_delete(struct cte *slot)
 {
-    struct delete_chain chain = { .n = 0 };
-    return delete_slot(slot, &chain);
-}
-
-void cte_delete_one(struct cte *slot)
-{
-    struct delete_chain chain = { .n = DELETE_MAX_DEPTH - 1 };
-    enum progress p;
-
-    /* Callers pass caps that hold no container contents: no recursion, no preemption point. */
-    p = delete_slot(slot, &chain);
-    assert(p == PROGRESS_DONE);
-    (void)p;
+    if (cap_is_null(&slot->cap))
+        return PROGRESS_DONE;
+    if (slot->cap.type != CAP_ZOMBIE && delete_or_make_zombie(slot))
+        return PROGRESS_DONE;
+    return delete_zombie(slot);
 }
 
 enum progress cte_revoke(struct cte *slot)
@@ -229,8 +253,7 @@ enum progress cte_revoke(struct cte *slot)
     bool had_children = cdt_has_children(slot);
 
     while ((child = cdt_first_child(slot)) != NULL) {
-        struct delete_chain chain = { .n = 0 };
-        if (delete_slot(child, &chain) == PROGRESS_PREEMPTED)
+        if (cte_delete(child) == PROGRESS_PREEMPTED)
             return PROGRESS_PREEMPTED;
         if (cdt_first_child(slot) && preemption_point())
             return PROGRESS_PREEMPTED;
@@ -243,27 +266,51 @@ enum progress cte_revoke(struct cte *slot)
     return PROGRESS_DONE;
 }
 
-/* ---- What a deletion would do, for decoders: the walk of delete_slot(), changing nothing. */
+/*
+ * ---- What a deletion would clear, for the TCB decoders: the walk of delete_zombie() as it would
+ * go now, changing nothing.  It recurses, so it is bounded: past SCAN_MAX_DEPTH nested containers
+ * it reports too_deep instead of an answer.
+ */
 
-static void scan_slot(const struct cte *slot, struct delete_chain *chain, struct delete_scan *scan)
+#define SCAN_MAX_DEPTH 8
+
+struct scan_chain {
+    const struct cte *slot[SCAN_MAX_DEPTH];
+    unsigned n;
+};
+
+static bool in_chain(const struct scan_chain *chain, const struct cte *slot)
+{
+    for (unsigned i = 0; i < chain->n; i++) {
+        if (chain->slot[i] == slot)
+            return true;
+    }
+    return false;
+}
+
+static void scan_slot(const struct cte *slot, struct scan_chain *chain, struct delete_scan *scan)
 {
     word_t n;
     struct cte *slots;
+    uint8_t type;
 
     if (cap_is_null(&slot->cap))
         return;
     for (unsigned i = 0; i < scan->nwatch; i++)
         scan->clears_watched |= scan->watch[i] == slot;
-    if (!cdt_is_final(slot) || !container_has_contents(&slot->cap))
+    if (slot->cap.type != CAP_ZOMBIE && (!is_container(slot->cap.type) || !cdt_is_final(slot)))
         return;
-    if (chain->n == DELETE_MAX_DEPTH) {
+    if (!container_has_contents(&slot->cap))
+        return;
+    if (chain->n == SCAN_MAX_DEPTH) {
         scan->too_deep = true;
         return;
     }
     slots = container_slots(&slot->cap, &n);
-    chain->slot[chain->n++] = (struct cte *)slot;
+    type = slot->cap.type == CAP_ZOMBIE ? slot->cap.zombie_of : slot->cap.type;
+    chain->slot[chain->n++] = slot;
     for (word_t i = 0; i < n && !scan->too_deep; i++) {
-        if (to_empty(&slot->cap, slots, i, chain))
+        if (!in_chain(chain, &slots[i]) && !is_part_of_object(type, i))
             scan_slot(&slots[i], chain, scan);
     }
     chain->n--;
@@ -271,13 +318,6 @@ static void scan_slot(const struct cte *slot, struct delete_chain *chain, struct
 
 void delete_scan(const struct cte *slot, struct delete_scan *scan)
 {
-    struct delete_chain chain = { .n = 0 };
+    struct scan_chain chain = { .n = 0 };
     scan_slot(slot, &chain, scan);
-}
-
-void revoke_scan(const struct cte *slot, struct delete_scan *scan)
-{
-    for (const struct cte *c = cdt_first_child(slot); c && c->cdt_depth > slot->cdt_depth && !scan->too_deep;
-         c = c->cdt_next)
-        delete_scan(c, scan);
 }

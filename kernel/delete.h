@@ -4,12 +4,13 @@
  * Deleting the last capability to an object finalises the object: waiters
  * are cancelled, a TCB or address space in use on another core is taken
  * away from that core (request + IPI + acknowledgement) before the memory
- * can be reused.  Revoke deletes every descendant.  Both are long-running
- * and have preemption points (preemption.h): when an interrupt is pending they return
- * PROGRESS_PREEMPTED and the caller's system call restarts later, continuing
- * where it stopped (the work done so far is never undone).  They cannot
- * fail: decoders ask delete_scan() or revoke_scan() first and return any
- * error before anything is deleted.
+ * can be reused.  The last cap of a container with contents becomes a
+ * zombie until the container is empty.  Revoke deletes every descendant.
+ * Both are long-running and have preemption points (preemption.h): when an
+ * interrupt is pending they return PROGRESS_PREEMPTED and the caller's
+ * system call restarts later, continuing where it stopped (the work done
+ * so far is never undone).  They cannot fail, whatever the containers
+ * hold: any depth of nesting and any cycle is deleted.
  *
  * Caller holds the kernel lock exclusively (the write side under
  * LOCK=fine): deletion changes the CDT and may finalise any object.
@@ -26,15 +27,13 @@ enum progress cte_delete(struct cte *slot);
 /* Delete every descendant of slot; may be preempted. */
 enum progress cte_revoke(struct cte *slot);
 
-/* Delete a cap known not to be final, or whose object needs no finalisation (no preemption). */
-void cte_delete_one(struct cte *slot);
-
 /*
- * What deleting a slot (or revoking its children) would do now, found
- * without changing anything.  too_deep: containers to be emptied nest
- * deeper than the deletion goes (the decoder returns E_REVOKE_FIRST).
- * clears_watched: one of the nwatch slots in watch[] would be emptied.
- * Both accumulate over several scans of the same struct.
+ * What deleting a slot would clear now, found without changing anything,
+ * for decoders that must keep some slots (TCB SetSpace, Configure,
+ * SetIPCBuffer).  clears_watched: one of the nwatch slots in watch[] would
+ * be emptied.  too_deep: the containers to be emptied nest deeper than the
+ * scan looks (delete.c), so it cannot tell.  Both accumulate over several
+ * scans of the same struct.
  */
 struct delete_scan {
     const struct cte *const *watch;
@@ -44,6 +43,5 @@ struct delete_scan {
 };
 
 void delete_scan(const struct cte *slot, struct delete_scan *scan);
-void revoke_scan(const struct cte *slot, struct delete_scan *scan);
 
 #endif

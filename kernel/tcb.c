@@ -238,8 +238,9 @@ static enum status decode_copy_registers(struct invocation *inv, struct tcb_args
  * object's last and take long: preempted, the call restarts, decodes
  * again and finds them gone), then insert children of the sources.  The
  * decoder made sure the deletions empty none of the sources; should one
- * still have gone (a cap that became final during the deletion,
- * delete.h), stop as preempted and let the restarted decode report it.
+ * still have gone (a cap that became final during the deletion, which
+ * delete_scan() cannot foresee: docs/kernel.md, "Deleting containers:
+ * zombies"), stop as preempted and let the restarted decode report it.
  */
 static enum progress invoke_set_space(const struct tcb_space_args *a)
 {
