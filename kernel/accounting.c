@@ -13,6 +13,14 @@
 
 bool accounting_timing;
 
+void accounting_set_timing(bool on)
+{
+    /* Relaxed: each core sees the change at its next entry or exit, which is all timing promises. */
+    __atomic_store_n(&accounting_timing, on, __ATOMIC_RELAXED);
+    for (unsigned i = 0; i < NCPUS; i++)
+        __atomic_store_n(&cores[i].account.timing, on, __ATOMIC_RELAXED);
+}
+
 static void add_relaxed(word_t *counter, word_t amount)
 {
     __atomic_store_n(counter, *counter + amount, __ATOMIC_RELAXED);

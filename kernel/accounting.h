@@ -20,6 +20,9 @@
 /* Set by SYS_DEBUG_KSTATS; read relaxed: a core sees the change at its next entry or exit. */
 extern bool accounting_timing;
 
+/* Turn timing on or off: accounting_timing and every core's copy (struct core_account). */
+void accounting_set_timing(bool on);
+
 void accounting_enter_stamped(struct core_account *a);
 void accounting_exit_stamped(struct core_account *a, const struct core *c);
 
@@ -34,7 +37,7 @@ static inline __attribute__((always_inline)) void accounting_enter(struct core *
     struct core_account *a = &c->account;
 
     __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
-    if (unlikely(a->exit_stamp | __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED)))
+    if (unlikely(a->exit_stamp | __atomic_load_n(&a->timing, __ATOMIC_RELAXED)))
         accounting_enter_stamped(a);
 }
 

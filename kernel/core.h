@@ -141,14 +141,15 @@ void core_defer_ipi(unsigned target);
 void core_defer_irq(unsigned irq, enum deferred_irq_op op);
 void core_do_deferred_work(struct deferred_work *d);
 
-/* Record that this core switches to the address space (paddr, asid) after the lock release. */
+/*
+ * Record that this core switches to the address space (paddr, asid) after
+ * the lock release; vspace_switch_begin() has recorded it as loaded.
+ */
 static inline void core_defer_vspace_load(struct core *c, word_t paddr, unsigned asid)
 {
     c->deferred.load_vspace = true;
     c->deferred.vspace_paddr = paddr;
     c->deferred.asid = asid;
-    c->loaded_asid = asid;
-    c->loaded_vspace_paddr = paddr;
 }
 
 /*
@@ -168,6 +169,13 @@ static ALWAYS_INLINE void core_serve_mailbox(void)
         core_serve_request(c, seq);
 }
 
+/* After kernel_lock_release(): the IRQ and IPI work of this entry, if it recorded any. */
+static ALWAYS_INLINE void core_run_deferred_irq_ipi(struct core *c)
+{
+    if (unlikely(c->deferred.pending))
+        core_do_deferred_work(&c->deferred);
+}
+
 /* After kernel_lock_release(): the hardware side of this entry, if it recorded any. */
 static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
 {
@@ -177,8 +185,7 @@ static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
         d->load_vspace = false;
         arch_vspace_load(d->vspace_paddr, d->asid);
     }
-    if (unlikely(d->pending))
-        core_do_deferred_work(d);
+    core_run_deferred_irq_ipi(c);
 }
 
 #endif

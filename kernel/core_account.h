@@ -30,6 +30,11 @@ enum entry_cause {
  * and never read the counter.  Timing turned on by another core starts at
  * this core's next entry; turned off, it stops at the exit of the entry
  * under way.
+ *
+ * timing is this core's copy of accounting_timing, written by the core
+ * that turns timing on or off and read by the owner at every entry: the
+ * entry then tests two words of its own account, one line, instead of
+ * building the address of the global flag and testing a byte there.
  */
 struct core_account {
     word_t entries[ENTRY_CAUSES];
@@ -38,6 +43,7 @@ struct core_account {
     word_t user;
     word_t exit_stamp;
     word_t entry_stamp;
+    word_t timing;      /* nonzero: accounting_timing is on; set for every core by accounting_set_timing() */
 };
 
 #endif

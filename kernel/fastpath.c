@@ -27,8 +27,9 @@
  * object_locks_acquire() and the identification is checked again; if it
  * no longer holds, everything is released and the slow path runs.  The
  * ready queues are only read, without their lock (sched_highest() says why
- * that is safe).  The address-space switch is recorded as deferred work,
- * done after the lock release (after the commit under `rtm`).
+ * that is safe).  The address-space switch is loaded after the lock
+ * release (after the commit under `rtm`), as the slow path's deferred work
+ * does (switch_and_leave()).
  */
 #include "fastpath.h"
 #include "accounting.h"
@@ -176,26 +177,34 @@ static ALWAYS_INLINE void reply_clear_fast(struct cte *slot)
     _Static_assert(sizeof(struct cap) == 8 + 3 * sizeof(word_t), "every field of struct cap is cleared above");
 }
 
-/* What schedule() would do on picking `to`, which was blocked (not queued). */
-static ALWAYS_INLINE void switch_to(struct core *c, struct tcb *to)
+/*
+ * What schedule() would do on picking `to`, which was blocked (not queued),
+ * and the end of the entry (kernel/syscall.c, step 5): the fastpath touched
+ * no ready queue, so there is nothing for schedule() to decide.  Left from
+ * here, not from handle_syscall(), so that the successful fastpath never
+ * returns through a function epilogue.
+ *
+ * The address-space load is done here after the lock release, not recorded
+ * as deferred work and found again by core_run_deferred_work(): the
+ * deferred record holds no load (the last exit ran it, and the mailbox
+ * requests of this entry only cancel one), nothing between the switch and
+ * the release serves the mailbox (the object locks are taken before), and
+ * the order of the steps is the slow path's.
+ */
+static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb *to)
 {
+    word_t paddr;
+    unsigned asid;
+
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
-    vspace_switch_to(c, to);
-}
-
-/*
- * The end of the entry (kernel/syscall.c, step 5) after a switch by the
- * fastpath: it touched no ready queue, so there is nothing for schedule()
- * to decide.  Left from here, not from handle_syscall(), so that the
- * successful fastpath never returns through a function epilogue.
- */
-static _Noreturn ALWAYS_INLINE void leave_switched(struct core *c)
-{
+    bool load = vspace_switch_begin(c, to, &paddr, &asid);
     c->entry_thread = NULL;
     kernel_lock_release();
-    core_run_deferred_work(c);
+    if (load)
+        arch_vspace_load(paddr, asid);
+    core_run_deferred_irq_ipi(c);
     accounting_exit_switched(c);
     arch_return_to_user(c->current);
 }
@@ -236,8 +245,7 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     t->state = TS_BLOCKED_REPLY;
     object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
 
-    switch_to(c, dest);
-    leave_switched(c);
+    switch_and_leave(c, dest);
 }
 
 /* The ReplyRecv fastpath for t, this core's entry thread; returns when it does not apply. */
@@ -285,8 +293,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
     ep->state = EP_RECV;
     object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
 
-    switch_to(c, caller);
-    leave_switched(c);
+    switch_and_leave(c, caller);
 }
 
 /*

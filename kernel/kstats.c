@@ -65,7 +65,7 @@ static void invoke_kstats(struct tcb *t, const struct kstats_request *r)
     unsigned nresults = 0;
 
     if (r->flags & (KSTATS_TIME_ON | KSTATS_TIME_OFF))
-        __atomic_store_n(&accounting_timing, (r->flags & KSTATS_TIME_ON) != 0, __ATOMIC_RELAXED);
+        accounting_set_timing((r->flags & KSTATS_TIME_ON) != 0);
     if (r->flags & KSTATS_PRINT) {
         for (unsigned c = 0; c < ncores_online; c++)
             print_kstats(c, r->tag);

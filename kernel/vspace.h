@@ -48,19 +48,24 @@ static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
 }
 
 /*
- * Switch this core, `c`, to the thread's address space (deferred) and note
- * the core in the ASID's set.  Inline: the IPC fastpath switches spaces on
- * every call between two of them, and nothing when the space is the same.
- * Caller holds the kernel lock (either side).
+ * The bookkeeping half of a switch of this core, `c`, to the thread's
+ * address space: returns false when the space is the one loaded; else
+ * notes the core in the ASID's set, records the space as loaded and gives
+ * the (paddr, asid) that the caller must load after the lock release,
+ * itself or through the deferred work (vspace_switch_to()).  Inline: the
+ * IPC fastpath switches spaces on every call between two of them, and
+ * nothing when the space is the same.  Caller holds the kernel lock
+ * (either side).
  */
-static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
+static ALWAYS_INLINE bool vspace_switch_begin(struct core *c, struct tcb *t, word_t *paddr_out,
+                                              unsigned *asid_out)
 {
     unsigned asid;
     void *root = tcb_vspace_root(t, &asid);
     word_t paddr = root ? arch_virt_to_phys(root) : 0;
 
     if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
-        return;
+        return false;
     if (asid) {
         word_t *bits = &asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS];
         word_t me = BIT(arch_core_id() % WORD_BITS);
@@ -73,7 +78,21 @@ static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
         if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
             __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
     }
-    core_defer_vspace_load(c, paddr, asid);
+    c->loaded_asid = asid;
+    c->loaded_vspace_paddr = paddr;
+    *paddr_out = paddr;
+    *asid_out = asid;
+    return true;
+}
+
+/* Switch this core, `c`, to the thread's address space, the load deferred to the exit. */
+static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
+{
+    word_t paddr;
+    unsigned asid;
+
+    if (vspace_switch_begin(c, t, &paddr, &asid))
+        core_defer_vspace_load(c, paddr, asid);
 }
 
 /* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores).

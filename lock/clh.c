@@ -22,8 +22,14 @@
  *   free                 T = n0, n0.locked = 0
  *   c holds              T = nc, nc.locked = 1, c watched n0 until it read 0
  *   c holds, d queued    T = nd, nd.locked = 1, d spins on nc
- *   acquire by c:  nc.locked := 1; pred := swap(T, nc); spin until pred.locked = 0
- *   release by c:  nc.locked := 0; c.mine := pred
+ *   acquire by c:  nc.locked := 1; pred := swap(T, nc); spin until pred.locked = 0;
+ *                  c.held := nc; c.mine := pred
+ *   release by c:  c.held.locked := 0
+ *
+ * The adoption happens at the end of the acquire, not at the release (as
+ * Craig has it): once the predecessor's word reads 0 its node is ours, and
+ * the release is then a single store through one pointer (ARMv7: a load,
+ * a DMB and a store).
  *
  * Fairness and progress: FIFO in the order of the swaps on the tail, hence
  * starvation-free; a waiter is overtaken by no one.  Blocking: a holder or
@@ -63,7 +69,7 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
          * publishes these stores. */
         __atomic_store_n(&cores[i].node.locked, 0, __ATOMIC_RELAXED);
         cores[i].mine = &cores[i].node;
-        cores[i].pred = NULL;
+        cores[i].held = NULL;
     }
     lock->cores = cores;
     /* Relaxed: as above. */

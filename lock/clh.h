@@ -24,7 +24,7 @@ struct clh_node {
 struct clh_core {
     struct clh_node node;                       /* storage for one wandering node */
     _Alignas(LOCK_CACHE_LINE) struct clh_node *mine;  /* core-private: node to enqueue next */
-    struct clh_node *pred;                      /* core-private: node adopted at release */
+    struct clh_node *held;                      /* core-private: node the last acquire enqueued */
 };
 
 struct clh_lock {
@@ -94,18 +94,20 @@ static LOCK_INLINE bool clh_acquire_as(struct clh_lock *lock, struct clh_core *c
         waited = true;
         clh_wait(pred, hook);
     }
-    c->pred = pred;
+    /* The predecessor's node is ours from here: its owner released it and
+     * adopted its own predecessor's, and we were its only spinner.  It is
+     * the node of our next acquire; the release needs only the one held. */
+    c->held = n;
+    c->mine = pred;
     return waited;
 }
 
 /* Caller, whose entry of the lock's storage is c, must hold the lock. */
 static LOCK_INLINE void clh_release_as(struct clh_core *c)
 {
-    /* Release: pairs with the successor's acquire load in clh_acquire(). */
-    __atomic_store_n(&c->mine->locked, 0, __ATOMIC_RELEASE);
-    /* From here our old node belongs to the successor; adopt the
-     * predecessor's, which nobody else will touch again. */
-    c->mine = c->pred;
+    /* Release: pairs with the successor's acquire load in clh_acquire().
+     * From here the node belongs to the successor. */
+    __atomic_store_n(&c->held->locked, 0, __ATOMIC_RELEASE);
 }
 
 /* The same, for the caller `core`: its entry is lock->cores[core]. */

@@ -202,10 +202,23 @@ static LOCK_INLINE void fine_check_three(const struct object_lock *a, const stru
     }
 }
 
+/* Take the lock at `key` in order, leaving the ordering to one fence for the set. */
+static LOCK_INLINE void fine_take_one_unordered(unsigned core, uintptr_t key)
+{
+    struct object_lock *l = (struct object_lock *)key;
+
+    if (FINE_DEBUG) {
+        fine_debug_note_acquire(core, l);
+    }
+    (void)ticket_acquire_unordered(&l->ticket, kernel_lock_wait_hook);
+}
+
 /*
  * Three distinct non-NULL locks, in ascending address order: the three
  * comparators of the sorting network for three keys, then three takes with
- * nothing to skip.  The IPC fastpath's set (endpoint, caller, partner).
+ * nothing to skip and one acquire fence for the three (one DMB on ARMv7,
+ * where three acquire loads were three).  The IPC fastpath's set
+ * (endpoint, caller, partner).
  */
 static LOCK_INLINE void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
                                                    struct object_lock *c)
@@ -217,10 +230,11 @@ static LOCK_INLINE void object_locks_acquire_three(struct object_lock *a, struct
     fine_compare_exchange(&k0, &k1);
     fine_compare_exchange(&k1, &k2);
     fine_compare_exchange(&k0, &k1);
-    fine_take_one(core, k0);
-    fine_take_one(core, k1);
-    fine_take_one(core, k2);
-    lockstats_barriers(core, 3 * TICKET_ACQUIRE_BARRIERS);
+    fine_take_one_unordered(core, k0);
+    fine_take_one_unordered(core, k1);
+    fine_take_one_unordered(core, k2);
+    ticket_acquire_fence();
+    lockstats_barriers(core, 3 * LOCK_ARCH_BARRIERS_RMW_RELAXED + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE);
 }
 
 /* Release one of the three. */
@@ -229,20 +243,21 @@ static LOCK_INLINE void fine_give_one(unsigned core, struct object_lock *l)
     if (FINE_DEBUG) {
         fine_debug_note_release(core, l);
     }
-    ticket_release(&l->ticket);
+    ticket_release_unordered(&l->ticket);
 }
 
-/* Release order does not matter: no sort. */
+/* Release order does not matter: no sort.  One release fence for the three. */
 static LOCK_INLINE void object_locks_release_three(struct object_lock *a, struct object_lock *b,
                                                    struct object_lock *c)
 {
     unsigned core = lock_env_core_id();
 
     fine_check_three(a, b, c);
+    ticket_release_fence();
     fine_give_one(core, a);
     fine_give_one(core, b);
     fine_give_one(core, c);
-    lockstats_barriers(core, 3 * TICKET_RELEASE_BARRIERS);
+    lockstats_barriers(core, TICKET_RELEASE_BARRIERS);
 }
 
 #endif
