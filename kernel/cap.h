@@ -76,11 +76,11 @@ struct cap {
         word_t mapped_vaddr;/* frame, page table (when CAPF_MAPPED) */
         word_t irq;         /* irq handler */
         word_t io_port_last;    /* I/O port: the last port it covers (inclusive) */
-        struct cte *zombie_parent;  /* zombie: the zombie whose container holds it, on the way down */
+        struct cte *zombie_parent;  /* zombie: the zombie whose container holds it (delete.c) */
     };
     union {
-        word_t asid_gen;    /* mapped frame or page table: generation of the ASID (kernel/vspace.c) */
-        word_t zombie_left; /* zombie: slots 0 .. zombie_left-1 of the container may still hold caps */
+        word_t asid_gen;    /* mapped frame or page table: generation of its ASID (vspace.c) */
+        word_t zombie_left; /* zombie: slots 0 .. zombie_left-1 may still hold caps */
     };
 };
 

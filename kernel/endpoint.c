@@ -114,8 +114,9 @@ static void transfer_caps(struct tcb *s, struct ipc_buffer *sbuf, struct tcb *r,
             dest = receive_slot(r, rbuf);
             dest_looked_up = true;
         }
-        if (!dest || c->type == CAP_REPLY || c->type == CAP_IRQ_CONTROL || c->type == CAP_PAGE_TABLE ||
-            c->type == CAP_ZOMBIE || (c->type == CAP_UNTYPED && cdt_has_children(lr.slot)))
+        if (!dest || c->type == CAP_REPLY || c->type == CAP_IRQ_CONTROL ||
+            c->type == CAP_PAGE_TABLE || c->type == CAP_ZOMBIE ||
+            (c->type == CAP_UNTYPED && cdt_has_children(lr.slot)))
             return;
         struct cap copy = *c;
         if (copy.type == CAP_FRAME) {
