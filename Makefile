@@ -61,6 +61,8 @@ endif
 # that every build sits beside the others and none overwrites another.
 VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))
 BUILD   := build/$(VARIANT)
+# Defined before arch/*/build.mk, whose boot-image rules name it as a prerequisite.
+KERNEL_ELF := $(BUILD)/kernel.elf
 
 include arch/$(ARCH)/build.mk
 
@@ -103,7 +105,6 @@ endif
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 ROOT_ELF   := $(BUILD)/root.elf
-KERNEL_ELF := $(BUILD)/kernel.elf
 
 .PHONY: all kernel iso uimage qemu run test debug profile clean deps help print-build-dir
 all: kernel
