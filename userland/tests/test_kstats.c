@@ -97,9 +97,11 @@ static bool wait_interrupts(word_t core, word_t ticks, word_t values[KSTATS_VALU
 }
 
 /*
- * A core with nothing to run is charged idle time: over three of its timer
- * ticks, more than half of the time passed.  The bound is loose because
- * each tick runs the kernel for a while; broken accounting gives none.
+ * A core with nothing to run is charged idle time over three of its timer
+ * ticks, never more than the time that passed; broken accounting gives none.
+ * No share of the time is asserted: under QEMU a virtual CPU's host thread
+ * can be descheduled while the core handles a tick, which charges the kernel
+ * for host time (a loaded host once gave 49%), so a share measures the host.
  */
 TEST(kstats_idle_core_is_charged_idle_time)
 {
@@ -114,7 +116,7 @@ TEST(kstats_idle_core_is_charged_idle_time)
     word_t idle = after[KSTATS_IDLE] - before[KSTATS_IDLE];
     test_note("idle %lu of %lu", (unsigned long)idle, (unsigned long)elapsed);
     CHECK(idle <= elapsed);
-    CHECK(idle > elapsed / 2);
+    CHECK(idle > 0);
 }
 
 /*
