@@ -3,7 +3,7 @@
  * on the root task's main thread, on core 0, one event loop drives the NIC
  * driver, one lwIP instance and one server (port 6379), whatever the number
  * of cores.  It is the default while the per-core layout (redis_percore.c)
- * loses connections on several cores (docs/network.md, "Status").
+ * stalls and loses connections under load (docs/network.md, "Status").
  *
  * The loop blocks on the NIC's notification, which the NIC's interrupt and
  * the user-level timer (for lwIP's TCP timers) both signal.  The run never
