@@ -4,8 +4,9 @@ Each configuration boots the kernel with a NIC on QEMU user networking (tools/qe
 and the app `redis`: the e1000 driver, lwIP and the Redis-protocol server
 (userland/net/redis_app.c, docs/network.md).  The guest prints the ports it serves in a `redis`
 record; qemu_run's `net` record maps them to host ports on 127.0.0.1.  Against every served port:
-redis-cli SET/GET, a short redis-benchmark, and YCSB workload A on all ports at once, each with
-0 errors.  The in-guest lwIP tests (userland/tests/test_lwip.c) run here too.
+redis-cli SET/GET, redis-benchmark and YCSB workload A on all ports at once, each with 0 errors.
+The per-core layout (layout=percore) is tested apart: SET/GET on each instance's own port.
+The in-guest lwIP tests (userland/tests/test_lwip.c) run here too.
 
 Everything skips, saying so, only when lwIP's source could not be fetched into .deps/lwip.
 """
@@ -52,11 +53,11 @@ LWIP_TESTS = ["lwip_tcp_echo_backpressure", "lwip_tcp_protocol_close",
 class Server:
     """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
 
-    def __init__(self, arch: str, lock: str, cpus: int):
+    def __init__(self, arch: str, lock: str, cpus: int, layout: str = "single"):
         image = build(arch, lock) / "kernel.elf"
         self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
                      "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-                     "--timeout", str(GUEST_TIMEOUT), "--net", "--cmdline", "app=redis"]
+                     "--timeout", str(GUEST_TIMEOUT), "--net", "--cmdline", f"app=redis layout={layout}"]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.log = ""
@@ -149,14 +150,23 @@ def test_set_get_on_every_port(server):
         assert redis_cli(port, "GET", "no-such-key") == ""
 
 
-def test_redis_benchmark_without_errors(server):
-    for port in server.ports:
-        proc = subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q",
+def test_redis_benchmark_on_all_instances_at_once_without_errors(server):
+    procs = [subprocess.Popen(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q",
                                "-n", "500", "-t", "set,get"],
-                              capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
-        out = proc.stdout.replace("\r", "\n")
-        assert proc.returncode == 0, f"exit {proc.returncode}\n{out}\n{proc.stderr}"
-        assert "Error" not in out + proc.stderr, out + proc.stderr
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for port in server.ports]
+    results = []
+    for proc in procs:
+        try:
+            out, err = proc.communicate(timeout=CLIENT_TIMEOUT)
+        except subprocess.TimeoutExpired:
+            for p in procs:
+                p.kill()
+            raise
+        results.append((proc.returncode, out.replace("\r", "\n"), err))
+    for port, (returncode, out, err) in zip(server.ports, results):
+        assert returncode == 0, f"port {port}: exit {returncode}\n{out}\n{err}"
+        assert "Error" not in out + err, f"port {port}: {out}{err}"
         summary = [line for line in out.splitlines() if "requests per second" in line]
         assert any(line.lstrip().startswith("SET:") for line in summary), out
         assert any(line.lstrip().startswith("GET:") for line in summary), out
@@ -205,6 +215,25 @@ def test_ycsb_workload_a_on_all_ports_at_once(server):
     for port in server.ports:
         # Every record, plus the binding's key index (bench/ycsb).
         assert redis_cli(port, "DBSIZE") == str(records + 1)
+
+
+@pytest.mark.parametrize("cpus", [1, 4])
+def test_percore_layout_one_private_instance_per_core(cpus):
+    """layout=percore: one instance beside the driver on one core, one on each further core of
+    four; each serves its own port and keeps its own keys (private lwIP, heap and database)."""
+    s = Server("x86_64", "bkl", cpus, layout="percore")
+    try:
+        s.read_until_serving()
+        assert len(s.ports) == max(1, cpus - 1), s.log
+        for i, port in enumerate(s.ports):
+            assert redis_cli(port, "PING") == "PONG"
+            assert redis_cli(port, "SET", "k", f"v{i}") == "OK"
+            assert redis_cli(port, "GET", "k") == f"v{i}"
+        for i, port in enumerate(s.ports):
+            assert redis_cli(port, "GET", "k") == f"v{i}"
+            assert redis_cli(port, "DBSIZE") == "1"
+    finally:
+        s.stop()
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "arm-imx6"])

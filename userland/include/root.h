@@ -31,6 +31,9 @@ void *calloc(size_t n, size_t size);
 void free(void *p);
 /* Add up to `bytes` (in large frames) to the heap; returns the bytes added, 0 if none could be. */
 word_t malloc_extend(word_t bytes);
+/* Add memory already mapped at base as the region bump allocation uses from now on; false
+ * when no region is left. */
+bool malloc_add_region(void *base, word_t size);
 
 /* Slots of the root CNode */
 cptr_t slot_alloc(void);            /* 0 when none is left */

@@ -3,7 +3,11 @@
  * root task's own address space and CSpace; thread_create_space() makes
  * one in a new address space that maps the root task's image frames (same
  * code and, if writable, the same globals), the frames given to
- * space_share_frame(), a fresh stack and IPC buffer.
+ * space_share_frame(), a fresh stack and IPC buffer.  With private_data,
+ * the writable image pages (.data and .bss, from __data_start) are instead
+ * fresh frames holding a copy of the root task's globals as they are at
+ * that moment, a fork of the data segment: the new space's globals (a
+ * library's state, malloc's) are its own from then on.
  * Both leave the thread configured but not running; thread_start() sets
  * its registers and resumes it.  fn runs with the thread's IPC buffer and
  * thread block (thread_local.h) set up; when it returns the thread
@@ -25,6 +29,7 @@ struct thread_opts {
     word_t cspace_data;     /* guard data for a fresh CNode (ignored for the root CNode) */
     cptr_t self_in_cspace;  /* where its own TCB cap is in that CSpace (0: none) */
     word_t image_rights;    /* rights of the image mappings (0: read-write) */
+    bool private_data;      /* copy the writable image instead of sharing it */
 };
 
 struct thread {
@@ -50,6 +55,12 @@ word_t thread_start(struct thread *t, thread_fn fn, void *arg);
  * from now on.  For a port's user-level support (docs/userland.md).
  */
 word_t space_share_frame(cptr_t frame, word_t vaddr, word_t rights, word_t attrs);
+
+/*
+ * Map a copy of the root task's frame cap `frame` at vaddr in vspace (a
+ * space thread_create_space() made); the copy takes a root CNode slot.
+ */
+word_t space_map_copy(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights, word_t attrs);
 
 /* Set a thread's ip and sp (and resume it when resume != 0), keeping the start registers. */
 word_t thread_restart_at(struct thread *t, word_t ip, word_t sp, thread_fn fn, void *arg);

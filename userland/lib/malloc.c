@@ -7,7 +7,10 @@
  * that needs more (the Redis server: docs/network.md) adds a region of large
  * frames with malloc_extend() when it starts.  The heap never grows on its
  * own: a test that counts free memory or slots around a call to malloc sees
- * nothing change behind its back.
+ * nothing change behind its back.  A space with a private copy of the
+ * root task's globals (thread.h, private_data) has its own heap state: the
+ * root task maps memory into that space and the space's thread hands it to
+ * malloc_add_region(), allocating nothing itself.
  */
 #include <root.h>
 #include <invoke.h>
@@ -84,6 +87,14 @@ void free(void *p)
     free_lists[b->class] = b;
 }
 
+bool malloc_add_region(void *base, word_t size)
+{
+    if (nregions == ARRAY_SIZE(regions) || !size)
+        return false;
+    regions[nregions++] = (struct heap_region){ base, size, 0 };
+    return true;
+}
+
 word_t malloc_extend(word_t bytes)
 {
     if (nregions == ARRAY_SIZE(regions))
@@ -102,8 +113,5 @@ word_t malloc_extend(word_t bytes)
         }
         mapped++;
     }
-    if (mapped == 0)
-        return 0;
-    regions[nregions++] = (struct heap_region){ (char *)base, mapped * ARCH_LARGE_PAGE_SIZE, 0 };
-    return mapped * ARCH_LARGE_PAGE_SIZE;
+    return malloc_add_region((void *)base, mapped * ARCH_LARGE_PAGE_SIZE) ? mapped * ARCH_LARGE_PAGE_SIZE : 0;
 }

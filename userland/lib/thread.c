@@ -94,8 +94,7 @@ word_t space_share_frame(cptr_t frame, word_t vaddr, word_t rights, word_t attrs
     return E_OK;
 }
 
-/* Map a copy of the root task's frame cap at vaddr in vspace. */
-static word_t map_copy(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights, word_t attrs)
+word_t space_map_copy(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights, word_t attrs)
 {
     cptr_t copy = slot_alloc();
     if (!copy)
@@ -103,6 +102,31 @@ static word_t map_copy(cptr_t frame, cptr_t vspace, word_t vaddr, word_t rights,
     word_t st = cnode_copy(ROOT_SLOT_CNODE, copy, ROOT_DEPTH, ROOT_SLOT_CNODE, frame, ROOT_DEPTH,
                            RIGHTS_ALL);
     return st == E_OK ? map_frame(copy, vspace, vaddr, rights, attrs) : st;
+}
+
+/* The first page of the writable image (the link map's __data_start). */
+extern char __data_start[];
+
+/*
+ * Map at vaddr in vspace a fresh frame holding a copy of the root task's
+ * page at vaddr.  The copy is made through a scratch address of the root
+ * task's space, unmapped again afterwards.
+ */
+static word_t map_private_copy(cptr_t vspace, word_t vaddr, word_t rights)
+{
+    static word_t scratch;
+    if (!scratch)
+        scratch = vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
+    cptr_t f;
+    word_t st = obj_alloc(OBJ_FRAME, 0, &f);
+    if (st != E_OK)
+        return st;
+    st = map_frame(f, ROOT_SLOT_VSPACE, scratch, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
+    if (st != E_OK)
+        return st;
+    memcpy((void *)scratch, (const void *)vaddr, PAGE_SIZE);
+    st = frame_unmap(f);
+    return st == E_OK ? map_frame(f, vspace, vaddr, rights, VM_DEFAULT) : st;
 }
 
 /* Addresses in new spaces: the same layout for every one, far from the root task's fresh ones. */
@@ -122,14 +146,18 @@ word_t thread_create_space(struct thread *t, const struct thread_opts *o)
     word_t rights = o->image_rights ? o->image_rights : RIGHT_READ | RIGHT_WRITE;
     word_t nframes = bootinfo->user_image_frames.end - bootinfo->user_image_frames.start;
     for (word_t i = 0; i < nframes; i++) {
-        st = map_copy(bootinfo->user_image_frames.start + i, t->vspace,
-                      bootinfo->user_image_vaddr + i * PAGE_SIZE, rights, VM_DEFAULT);
+        word_t vaddr = bootinfo->user_image_vaddr + i * PAGE_SIZE;
+        if (o->private_data && vaddr >= (word_t)__data_start)
+            st = map_private_copy(t->vspace, vaddr, rights);
+        else
+            st = space_map_copy(bootinfo->user_image_frames.start + i, t->vspace, vaddr, rights,
+                                VM_DEFAULT);
         if (st != E_OK)
             return st;
     }
     for (word_t i = 0; i < nshared_frames; i++) {
         const struct shared_frame *f = &shared_frames[i];
-        st = map_copy(f->frame, t->vspace, f->vaddr, f->rights, f->attrs);
+        st = space_map_copy(f->frame, t->vspace, f->vaddr, f->rights, f->attrs);
         if (st != E_OK)
             return st;
     }

@@ -1,0 +1,47 @@
+/*
+ * What the NIC driver on core 0 and one lwIP + Redis server instance share
+ * (docs/network.md): one large frame, mapped at the same address in the root
+ * task's space and in the instance's, holding the instance's configuration
+ * and a frame ring each way.  The root task fills the configuration before
+ * the instance starts; afterwards only the rings change.
+ *
+ * An instance has a private copy of the root task's globals (thread.h,
+ * private_data), including the root task's slot and object allocators: a
+ * copy that must not be used, since the CNode and the untypeds it describes
+ * are shared.  So an instance allocates no kernel object and no slot: the
+ * root task makes everything it needs beforehand, the caps below (in the
+ * root CNode, which is the instance's CSpace too) and its heap, mapped into
+ * its space.
+ */
+#ifndef NET_NET_CHANNEL_H
+#define NET_NET_CHANNEL_H
+
+#include "frame_ring.h"
+
+/* Bits of the driver's notification word (NIC_IRQ_BADGE, nic.h, is the NIC's interrupt). */
+#define CHANNEL_TIMER_BADGE 2   /* the user-level timer ticked */
+#define CHANNEL_TX_BADGE    4   /* an instance put frames into its tx ring, or changed state */
+/* The instance's notification has one reason to wake: look at the rx ring and the timers. */
+#define CHANNEL_WAKE_BADGE  1
+
+enum channel_state { CHANNEL_STARTING, CHANNEL_SERVING, CHANNEL_FAILED };
+
+struct net_channel {
+    word_t index;       /* instance k of n: serves port REDIS_PORT_BASE + k */
+    word_t port;
+    word_t core;
+    uint8_t mac[6];     /* the NIC's: every instance answers for the guest's one address */
+    cptr_t wake;        /* the instance waits on this notification: frames in rx, or a tick */
+    cptr_t wake_signal; /* the driver's cap to it, badged CHANNEL_WAKE_BADGE (a badge 0 signal
+                         * would wake a waiting instance but be lost on one that is busy) */
+    word_t state;       /* CHANNEL_STARTING until the instance serves or gives up */
+    cptr_t driver;      /* the driver's notification, badged CHANNEL_TX_BADGE */
+    word_t heap_vaddr;  /* memory for the instance's malloc, mapped in its space only */
+    word_t heap_size;
+    struct frame_ring rx;   /* driver -> instance */
+    struct frame_ring tx;   /* instance -> driver */
+};
+
+#define REDIS_PORT_BASE 6379
+
+#endif

@@ -1,0 +1,84 @@
+/*
+ * An lwIP + Redis server instance (redis_instance.h).  It reports through
+ * its channel's state that it serves, or that it could not start, and
+ * wakes the driver so that the root task sees it.  Then it loops: wait for
+ * the driver's wake-up (frames in the rx ring, or a timer tick), hand the
+ * frames to lwIP, run lwIP's timers, and wake the driver for what lwIP sent.
+ *
+ * It allocates no kernel object and no slot (net_channel.h): its heap is
+ * memory the root task mapped into its space.
+ */
+#include <redis.h>
+#include <root.h>
+#include <sys.h>
+#include "lwip/init.h"
+#include "lwip/timeouts.h"
+#include "channel_netif.h"
+#include "redis_instance.h"
+#include "redis_protocol.h"
+#include "tcp_server.h"
+
+/* The guest's address on QEMU's user network (slirp): 10.0.2.15/24 behind the gateway 10.0.2.2.
+ * Every instance has it: the driver tells them apart by port. */
+#define GUEST_ADDR(a)    IP4_ADDR((a), 10, 0, 2, 15)
+#define GUEST_NETMASK(a) IP4_ADDR((a), 255, 255, 255, 0)
+#define GUEST_GATEWAY(a) IP4_ADDR((a), 10, 0, 2, 2)
+
+static void report(struct net_channel *ch, word_t state)
+{
+    __atomic_store_n(&ch->state, state, __ATOMIC_RELEASE);
+    sys_signal(ch->driver);
+}
+
+/* Start lwIP and the server; false (having said why) when it cannot. */
+static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server *server,
+                  struct tcp_server_protocol *protocol)
+{
+    if (!malloc_add_region((void *)ch->heap_vaddr, ch->heap_size)) {
+        printf("redis instance %lu: no heap\n", (unsigned long)ch->index);
+        return false;
+    }
+    void *db = redis_db_new();
+    if (!db) {
+        printf("redis instance %lu: no memory for the database\n", (unsigned long)ch->index);
+        return false;
+    }
+    redis_protocol_init(protocol, db);
+    lwip_init();
+    ip4_addr_t addr, netmask, gateway;
+    GUEST_ADDR(&addr);
+    GUEST_NETMASK(&netmask);
+    GUEST_GATEWAY(&gateway);
+    err_t err = channel_netif_add(netif, ch, &addr, &netmask, &gateway);
+    if (err == ERR_OK)
+        err = tcp_server_start(server, (u16_t)ch->port, protocol);
+    if (err != ERR_OK) {
+        printf("redis instance %lu: lwIP setup failed (%d)\n", (unsigned long)ch->index, err);
+        return false;
+    }
+    return true;
+}
+
+void redis_instance_main(void *channel)
+{
+    static struct netif netif;
+    static struct tcp_server server;
+    static struct tcp_server_protocol protocol;
+    struct net_channel *ch = channel;
+
+    if (!start(ch, &netif, &server, &protocol)) {
+        report(ch, CHANNEL_FAILED);
+        return;
+    }
+    report(ch, CHANNEL_SERVING);
+    for (;;) {
+        word_t w = 0;
+        if (sys_wait(ch->wake, &w) != E_OK) {
+            printf("redis instance %lu: waiting on its notification failed\n", (unsigned long)ch->index);
+            return;
+        }
+        channel_netif_poll(&netif);
+        sys_check_timeouts();
+        channel_netif_flush(&netif);
+    }
+}

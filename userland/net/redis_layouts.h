@@ -1,0 +1,15 @@
+/*
+ * The two layouts of the app `redis` (docs/network.md), chosen with
+ * `layout=` on the boot command line: each returns the app's status only
+ * when it cannot serve (it serves until the host stops QEMU).
+ */
+#ifndef NET_REDIS_LAYOUTS_H
+#define NET_REDIS_LAYOUTS_H
+
+/* The NIC driver, one lwIP and one server (port 6379) in one loop on core 0 (layout=single). */
+int redis_serve_single(void);
+
+/* The NIC driver on core 0 and one lwIP + server instance per further core (layout=percore). */
+int redis_serve_percore(void);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * The app `redis`'s per-core layout (docs/network.md, layout=percore), the
+ * papers' layout of the Redis benchmark.  The root task's main thread is the NIC driver, on core
+ * 0; on every further core runs one lwIP + Redis server instance in a space
+ * of its own (on one core, one instance beside the driver on core 0),
+ * serving port 6379 + k.  The driver demultiplexes received frames to the
+ * instances by TCP port and sends what they put into their tx rings
+ * (net_driver.h); lwIP's timers run in each instance on the ticks the
+ * driver forwards.
+ *
+ * The driver blocks on one notification, which the NIC's interrupt, the
+ * user-level timer and the instances all signal, under different badges.
+ * It runs at the root task's priority, above the instances, so that on one
+ * core an instance that fills its tx ring and wakes the driver is
+ * preempted by it at once.  The run never ends by itself: the host stops
+ * QEMU when its clients are done.
+ */
+#include <arch_user.h>
+#include <nic.h>
+#include <root.h>
+#include <sys.h>
+#include <thread.h>
+#include "net_driver.h"
+#include "redis_instance.h"
+#include "redis_layouts.h"
+#include "user_timer.h"
+
+/* Where an instance's heap is mapped in its space: past the root task's fresh addresses
+ * (vaddr_alloc()), which its channel shares, and past its IPC buffer and stack. */
+#define INSTANCE_HEAP_VADDR 0x40000000UL
+/* Each instance's heap: YCSB's 32,000 records of 1 KB and the connections' buffers. */
+#define DEFAULT_HEAP_MB 64
+
+/* A cap to `notification` that signals `badge`; 0 on failure. */
+static cptr_t mint_signal(cptr_t notification, word_t badge)
+{
+    cptr_t slot = slot_alloc();
+    if (slot && cnode_mint(ROOT_SLOT_CNODE, slot, ROOT_DEPTH, ROOT_SLOT_CNODE, notification,
+                           ROOT_DEPTH, RIGHT_WRITE, badge) != E_OK)
+        slot_drop(&slot);
+    return slot;
+}
+
+/* Map up to heap_bytes of large frames at INSTANCE_HEAP_VADDR in vspace; the bytes mapped. */
+static word_t map_heap(cptr_t vspace, word_t heap_bytes)
+{
+    word_t mapped = 0;
+    while (mapped + ARCH_LARGE_PAGE_SIZE <= heap_bytes) {
+        cptr_t f;
+        if (obj_alloc(OBJ_LARGE_FRAME, 0, &f) != E_OK)
+            break;
+        if (map_frame(f, vspace, INSTANCE_HEAP_VADDR + mapped, RIGHT_READ | RIGHT_WRITE,
+                      VM_DEFAULT) != E_OK) {
+            slot_drop(&f);
+            break;
+        }
+        mapped += ARCH_LARGE_PAGE_SIZE;
+    }
+    return mapped;
+}
+
+/*
+ * Make instance k: its channel (a large frame mapped here and in its space
+ * at the same address), its notification, its space with private globals,
+ * its heap and the boot info page, and start its thread.  *out gets the
+ * channel; E_OK or the status of the step that failed.
+ */
+static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
+                              word_t heap_bytes, struct net_channel **out)
+{
+    cptr_t frame;
+    word_t st = obj_alloc(OBJ_LARGE_FRAME, 0, &frame);
+    if (st != E_OK)
+        return st;
+    word_t v = vaddr_alloc(ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
+    st = map_frame(frame, ROOT_SLOT_VSPACE, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
+    if (st != E_OK)
+        return st;
+    _Static_assert(sizeof(struct net_channel) <= ARCH_LARGE_PAGE_SIZE, "a channel fits a large frame");
+    struct net_channel *ch = (struct net_channel *)v;
+    memset(ch, 0, sizeof(*ch));
+    ch->index = k;
+    ch->port = REDIS_PORT_BASE + k;
+    ch->core = core;
+    memcpy(ch->mac, nic->mac, sizeof(ch->mac));
+    ch->driver = driver_signal;
+    ch->state = CHANNEL_STARTING;
+    st = obj_alloc(OBJ_NOTIFICATION, 0, &ch->wake);
+    if (st == E_OK && !(ch->wake_signal = mint_signal(ch->wake, CHANNEL_WAKE_BADGE)))
+        st = E_NOT_ENOUGH_MEMORY;
+    if (st != E_OK)
+        return st;
+
+    struct thread t;
+    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = core, .private_data = true };
+    st = thread_create_space(&t, &o);
+    if (st == E_OK)
+        st = space_map_copy(frame, t.vspace, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
+    if (st == E_OK)
+        st = space_map_copy(ROOT_SLOT_BOOTINFO_FRAME, t.vspace, BOOTINFO_VADDR, RIGHT_READ, VM_DEFAULT);
+    if (st != E_OK)
+        return st;
+    ch->heap_vaddr = INSTANCE_HEAP_VADDR;
+    ch->heap_size = map_heap(t.vspace, heap_bytes);
+    *out = ch;
+    return thread_start(&t, redis_instance_main, ch);
+}
+
+/* Print the ports served, as text and as the `redis` record the host reads (docs/console.md). */
+static void announce(const struct net_driver *d)
+{
+    printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s, NIC driver on core 0 (%lu core%s online)\n",
+           (unsigned long)d->channels[0]->port, (unsigned long)d->channels[d->ninstances - 1]->port,
+           (unsigned long)d->ninstances, d->ninstances == 1 ? "" : "s",
+           (unsigned long)bootinfo->ncores, bootinfo->ncores == 1 ? "" : "s");
+    printf("@@ {\"redis\": {\"ports\": [");
+    for (word_t k = 0; k < d->ninstances; k++)
+        printf("%s%lu", k ? ", " : "", (unsigned long)d->channels[k]->port);
+    printf("], \"instances\": [");
+    for (word_t k = 0; k < d->ninstances; k++)
+        printf("%s{\"port\": %lu, \"core\": %lu}", k ? ", " : "", (unsigned long)d->channels[k]->port,
+               (unsigned long)d->channels[k]->core);
+    printf("], \"driver_core\": 0}}\n");
+}
+
+/* CHANNEL_SERVING when every instance serves, CHANNEL_FAILED when one gave up, else STARTING. */
+static word_t instances_state(const struct net_driver *d)
+{
+    word_t all = CHANNEL_SERVING;
+    for (word_t k = 0; k < d->ninstances; k++) {
+        word_t s = __atomic_load_n(&d->channels[k]->state, __ATOMIC_ACQUIRE);
+        if (s == CHANNEL_FAILED)
+            return CHANNEL_FAILED;
+        if (s != CHANNEL_SERVING)
+            all = CHANNEL_STARTING;
+    }
+    return all;
+}
+
+int redis_serve_percore(void)
+{
+    static struct nic nic;
+    static struct net_driver driver = { .nic = &nic };
+
+    word_t st = nic_open(&nic);
+    if (st != E_OK) {
+        printf("redis: no NIC (%s)%s\n", status_name(st),
+               st == NIC_ABSENT ? ": boot with NET=1 (tools/qemu_run.py --net)" : "");
+        return 2;
+    }
+    cptr_t timer = user_timer_attach(nic.irq_notification, CHANNEL_TIMER_BADGE);
+    cptr_t driver_signal = mint_signal(nic.irq_notification, CHANNEL_TX_BADGE);
+    if (!timer || !driver_signal) {
+        printf("redis: the user-level timer IRQ could not be attached\n");
+        return 2;
+    }
+
+    word_t ninstances = bootinfo->ncores > 1 ? bootinfo->ncores - 1 : 1;
+    if (ninstances > NET_MAX_INSTANCES)
+        ninstances = NET_MAX_INSTANCES;
+    word_t heap_bytes = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20;
+    for (word_t k = 0; k < ninstances; k++) {
+        word_t core = bootinfo->ncores > 1 ? k + 1 : 0;
+        st = instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k]);
+        if (st != E_OK) {
+            printf("redis: instance %lu could not be made (%s)\n", (unsigned long)k, status_name(st));
+            return 2;
+        }
+        driver.ninstances = k + 1;
+    }
+
+    bool serving = false;
+    for (;;) {
+        word_t w = 0;
+        if (sys_wait(nic.irq_notification, &w) != E_OK) {
+            printf("redis: waiting on the driver's notification failed\n");
+            return 1;
+        }
+        if (w & NIC_IRQ_BADGE)
+            nic_interrupt_done(&nic);
+        if (w & CHANNEL_TIMER_BADGE) {
+            irq_handler_ack(timer);
+            net_driver_tick(&driver);
+        }
+        net_driver_receive(&driver);
+        net_driver_transmit(&driver);
+        if (!serving) {
+            word_t state = instances_state(&driver);
+            if (state == CHANNEL_FAILED)
+                return 2;
+            if (state == CHANNEL_SERVING) {
+                announce(&driver);
+                serving = true;
+            }
+        }
+    }
+}
