@@ -55,6 +55,25 @@
 #define TCP_SND_QUEUELEN            (4 * TCP_SND_BUF / TCP_MSS)
 #define TCP_LISTEN_BACKLOG          0
 #define LWIP_TCP_KEEPALIVE          0
+/*
+ * Keepalive on every server connection (tcp_server.c), probing after 20 s idle, every 5 s,
+ * reset after 4 unanswered: QEMU's user network sends the guest a single reset when the
+ * host's side of a connection is reset, and when that frame is lost the guest's side stays
+ * ESTABLISHED forever (the soak test's load left some so: docs/network.md).  A probe to a
+ * connection QEMU has forgotten gets a reset back; a live peer just acknowledges it.
+ */
+#define TCP_KEEPIDLE_DEFAULT        20000
+#define TCP_KEEPINTVL_DEFAULT       5000
+#define TCP_KEEPCNT_DEFAULT         4
+/*
+ * TIME-WAIT lasts 2 x TCP_MSL: 2 s, not lwIP's 2 minutes.  QEMU's user network connects to the
+ * guest from the host client's own port, and the host reuses a port as soon as its last
+ * connection was reset; lwIP's TIME-WAIT answers a new SYN on the same ports with a reset or
+ * an ACK and ignores the reset that comes back, so a new client can stall until TIME-WAIT ends
+ * (our reading of a stall the soak test saw: redis-benchmark waited, then "Connection reset by
+ * peer"; not traced frame by frame).  On this virtual link no old segment lives near 1 s.
+ */
+#define TCP_MSL                     1000
 
 #define LWIP_NETIF_STATUS_CALLBACK  0
 #define LWIP_NETIF_LINK_CALLBACK    0
