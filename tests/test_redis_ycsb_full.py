@@ -6,7 +6,8 @@ load phase of 32,000 records (10 fields of 100 bytes each) and a run phase of 32
 (50 % reads, 50 % updates, zipfian), with 0 errors, and then every record read back whole: the
 binding's key index (bench/ycsb) lists 32,000 keys, each a hash of 10 fields.
 
-One configuration took about 30 s here (boot, JVM start, a 10 s load and a 5 s run: docs/benchmarks.md).
+The two took 84 s here (each a boot, two JVM starts, a load of about 10 s and a run of about 5 s:
+docs/benchmarks.md).
 Skips, saying why, without lwIP's source or without Java and Maven.
 """
 from __future__ import annotations
