@@ -65,15 +65,6 @@
 #define TCP_KEEPIDLE_DEFAULT        20000
 #define TCP_KEEPINTVL_DEFAULT       5000
 #define TCP_KEEPCNT_DEFAULT         4
-/*
- * TIME-WAIT lasts 2 x TCP_MSL: 2 s, not lwIP's 2 minutes.  QEMU's user network connects to the
- * guest from the host client's own port, and the host reuses a port as soon as its last
- * connection was reset; lwIP's TIME-WAIT answers a new SYN on the same ports with a reset or
- * an ACK and ignores the reset that comes back, so a new client can stall until TIME-WAIT ends
- * (our reading of a stall the soak test saw: redis-benchmark waited, then "Connection reset by
- * peer"; not traced frame by frame).  On this virtual link no old segment lives near 1 s.
- */
-#define TCP_MSL                     1000
 
 #define LWIP_NETIF_STATUS_CALLBACK  0
 #define LWIP_NETIF_LINK_CALLBACK    0
