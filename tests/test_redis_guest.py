@@ -53,11 +53,12 @@ LWIP_TESTS = ["lwip_tcp_echo_backpressure", "lwip_tcp_protocol_close",
 class Server:
     """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
 
-    def __init__(self, arch: str, lock: str, cpus: int, layout: str = "single"):
+    def __init__(self, arch: str, lock: str, cpus: int, layout: str = "single",
+                 guest_timeout: float = GUEST_TIMEOUT):
         image = build(arch, lock) / "kernel.elf"
         self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
                      "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-                     "--timeout", str(GUEST_TIMEOUT), "--net", "--cmdline", f"app=redis layout={layout}"]
+                     "--timeout", str(guest_timeout), "--net", "--cmdline", f"app=redis layout={layout}"]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.log = ""

@@ -34,6 +34,31 @@ void redis_db_set_clock(struct redis_db *db, uint64_t (*now_ms)(void));
  */
 bool redis_env_kstats(uint64_t tag);
 
+/*
+ * DEBUG CHECK (a long run's final check, tests/test_redis_soak.py): run the
+ * kernel's invariant checker.  The guest provides it
+ * (userland/roottask/redis_check.c); elsewhere the default says ABSENT and
+ * the command replies with an error.
+ */
+enum redis_check { REDIS_CHECK_ABSENT, REDIS_CHECK_PASSED, REDIS_CHECK_FAILED };
+enum redis_check redis_env_check(void);
+
+/*
+ * INFO's `# Memory` section: what the environment's allocator and network
+ * stack hold, so that a long run can show its memory stays bounded.  The
+ * guest provides it (userland/net/redis_memory.c); elsewhere the default
+ * returns false and INFO has no such section.
+ */
+struct redis_memory {
+    uint64_t used;              /* heap bytes allocated and not freed */
+    uint64_t carved;            /* heap bytes ever taken: in use or free for reuse */
+    uint64_t size;              /* the heap's bytes */
+    uint64_t tcp_pcbs;          /* the stack's TCP connections, TIME-WAIT ones left out */
+    uint64_t tcp_pcbs_time_wait;
+    uint64_t stack_heap_used;   /* the stack's own heap (queued output) */
+};
+bool redis_env_memory(struct redis_memory *m);
+
 struct redis_conn *redis_conn_new(struct redis_db *db);    /* NULL when memory is exhausted */
 void redis_conn_free(struct redis_conn *c);
 

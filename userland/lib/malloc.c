@@ -40,6 +40,8 @@ static _Alignas(16) char static_heap[STATIC_HEAP_SIZE];
 static struct heap_region regions[2] = { { static_heap, STATIC_HEAP_SIZE, 0 } };
 static unsigned nregions = 1;
 static struct block *free_lists[MAX_CLASS + 1];
+/* Bytes of the blocks handed out and not freed, headers and rounding included. */
+static word_t bytes_in_use;
 
 static word_t class_of(size_t size)
 {
@@ -66,6 +68,7 @@ void *malloc(size_t size)
         r->used += bytes;
         b->class = c;
     }
+    bytes_in_use += (word_t)1 << c;
     _Static_assert(sizeof(struct block) == 16, "block header is 16 bytes");
     return b + 1;
 }
@@ -83,6 +86,7 @@ void free(void *p)
     if (!p)
         return;
     struct block *b = (struct block *)p - 1;
+    bytes_in_use -= (word_t)1 << b->class;
     b->next = free_lists[b->class];
     free_lists[b->class] = b;
 }
@@ -114,4 +118,13 @@ word_t malloc_extend(word_t bytes)
         mapped++;
     }
     return malloc_add_region((void *)base, mapped * ARCH_LARGE_PAGE_SIZE) ? mapped * ARCH_LARGE_PAGE_SIZE : 0;
+}
+
+void malloc_usage(struct heap_usage *u)
+{
+    *u = (struct heap_usage){ .in_use = bytes_in_use };
+    for (unsigned i = 0; i < nregions; i++) {
+        u->carved += regions[i].used;
+        u->size += regions[i].size;
+    }
 }

@@ -330,6 +330,8 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     tcp_setprio(pcb, TCP_PRIO_MIN);
     /* Replies are whole answers to requests: send them at once, as Redis does (TCP_NODELAY). */
     tcp_nagle_disable(pcb);
+    /* A peer that vanished without a reset reaching us is found by probing (lwipopts.h). */
+    ip_set_option(pcb, SOF_KEEPALIVE);
     return ERR_OK;
 }
 

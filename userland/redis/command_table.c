@@ -27,6 +27,7 @@ static const struct command client_subcommands[] = {
 
 static const struct command debug_subcommands[] = {
     { "kstats", 3, cmd_debug_kstats, 0, 0, 0, NULL },
+    { "check", 2, cmd_debug_check, 0, 0, 0, NULL },
     { NULL, 0, NULL, 0, 0, 0, NULL },
 };
 

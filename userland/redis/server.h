@@ -81,6 +81,6 @@ command_fn cmd_sadd, cmd_spop, cmd_scard, cmd_sismember;
 command_fn cmd_zadd, cmd_zrem, cmd_zrangebyscore, cmd_zrange, cmd_zcard, cmd_zscore;
 command_fn cmd_ping, cmd_echo, cmd_select, cmd_info, cmd_command, cmd_command_count,
     cmd_command_docs, cmd_config_get, cmd_client_setname, cmd_client_getname;
-command_fn cmd_debug_kstats;
+command_fn cmd_debug_kstats, cmd_debug_check;
 
 #endif
