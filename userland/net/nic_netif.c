@@ -1,71 +1,31 @@
 /*
- * The lwIP Ethernet interface over a NIC (nic_netif.h).  lwIP builds each
- * outgoing frame as a pbuf chain; the NIC takes one contiguous frame, so the
- * chain is gathered into a buffer first (nic_send copies it again into its
- * DMA buffer, so one buffer serves every frame).  Received frames are copied
- * into pbufs from lwIP's pool.
+ * layout=single's frame port (nic_netif.h).  A full transmit ring is tried
+ * again a bounded number of times (eth_netif.c): the NIC empties it by
+ * itself, so nothing needs waking.
  */
-#include <arch_user.h>
 #include <libc.h>
-#include "lwip/etharp.h"
-#include "lwip/pbuf.h"
-#include "netif/ethernet.h"
 #include "nic_netif.h"
 
 /* How often a full transmit ring is tried again before the frame is dropped (TCP resends it). */
 #define SEND_TRIES 1000
 
-static err_t link_output(struct netif *netif, struct pbuf *p)
+static bool nic_port_send(void *nic, const void *frame, size_t len)
 {
-    static uint8_t frame[NIC_FRAME_MAX];
-    if (p->tot_len > sizeof(frame))
-        return ERR_IF;
-    u16_t len = pbuf_copy_partial(p, frame, p->tot_len, 0);
-    for (int i = 0; i < SEND_TRIES; i++) {
-        if (nic_send(netif->state, frame, len))
-            return ERR_OK;
-        arch_relax();
-    }
-    return ERR_MEM;
+    return nic_send(nic, frame, len);
 }
 
-static err_t init(struct netif *netif)
+static size_t nic_port_receive(void *nic, void *buf, size_t size)
 {
-    struct nic *nic = netif->state;
-    netif->name[0] = 'e';
-    netif->name[1] = 'n';
-    netif->hwaddr_len = ETH_HWADDR_LEN;
-    memcpy(netif->hwaddr, nic->mac, ETH_HWADDR_LEN);
-    netif->mtu = NIC_FRAME_MAX - SIZEOF_ETH_HDR;
-    netif->flags = NETIF_FLAG_BROADCAST | NETIF_FLAG_ETHARP | NETIF_FLAG_ETHERNET | NETIF_FLAG_LINK_UP;
-    netif->output = etharp_output;
-    netif->linkoutput = link_output;
-    return ERR_OK;
+    return nic_receive(nic, buf, size);
 }
 
-err_t nic_netif_add(struct netif *netif, struct nic *nic, const ip4_addr_t *addr,
-                    const ip4_addr_t *netmask, const ip4_addr_t *gateway)
+void nic_frame_port(struct frame_port *port, struct nic *nic)
 {
-    if (!netif_add(netif, addr, netmask, gateway, nic, init, ethernet_input))
-        return ERR_IF;
-    netif_set_default(netif);
-    netif_set_up(netif);
-    return ERR_OK;
-}
-
-unsigned nic_netif_poll(struct netif *netif)
-{
-    static uint8_t frame[NIC_FRAME_MAX];
-    unsigned frames = 0;
-    size_t len;
-    while ((len = nic_receive(netif->state, frame, sizeof(frame))) != 0) {
-        frames++;
-        struct pbuf *p = pbuf_alloc(PBUF_RAW, (u16_t)len, PBUF_POOL);
-        if (!p)
-            continue;   /* no buffer: dropped, as on a busy wire */
-        pbuf_take(p, frame, (u16_t)len);
-        if (netif->input(p, netif) != ERR_OK)
-            pbuf_free(p);
-    }
-    return frames;
+    *port = (struct frame_port){
+        .send = nic_port_send,
+        .receive = nic_port_receive,
+        .ctx = nic,
+        .send_tries = SEND_TRIES,
+    };
+    memcpy(port->mac, nic->mac, sizeof(port->mac));
 }

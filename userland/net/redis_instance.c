@@ -49,7 +49,9 @@ static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server
     GUEST_ADDR(&addr);
     GUEST_NETMASK(&netmask);
     GUEST_GATEWAY(&gateway);
-    err_t err = channel_netif_add(netif, ch, &addr, &netmask, &gateway);
+    static struct frame_port port;
+    channel_frame_port(&port, ch);
+    err_t err = eth_netif_add(netif, &port, &addr, &netmask, &gateway);
     if (err == ERR_OK)
         err = tcp_server_start(server, (u16_t)ch->port, protocol);
     if (err != ERR_OK) {
@@ -77,8 +79,8 @@ void redis_instance_main(void *channel)
             printf("redis instance %lu: waiting on its notification failed\n", (unsigned long)ch->index);
             return;
         }
-        channel_netif_poll(&netif);
+        eth_netif_poll(&netif);
         sys_check_timeouts();
-        channel_netif_flush(&netif);
+        channel_flush(ch);
     }
 }

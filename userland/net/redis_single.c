@@ -34,6 +34,7 @@ int redis_serve_single(void)
 {
     static struct nic nic;
     static struct netif netif;
+    static struct frame_port port;
     static struct tcp_server server;
     static struct tcp_server_protocol protocol;
 
@@ -64,7 +65,8 @@ int redis_serve_single(void)
     GUEST_ADDR(&addr);
     GUEST_NETMASK(&netmask);
     GUEST_GATEWAY(&gateway);
-    err_t err = nic_netif_add(&netif, &nic, &addr, &netmask, &gateway);
+    nic_frame_port(&port, &nic);
+    err_t err = eth_netif_add(&netif, &port, &addr, &netmask, &gateway);
     if (err == ERR_OK)
         err = tcp_server_start(&server, REDIS_PORT, &protocol);
     if (err != ERR_OK) {
@@ -84,7 +86,7 @@ int redis_serve_single(void)
         }
         if (w & NIC_IRQ_BADGE) {
             nic_interrupt_done(&nic);
-            nic_netif_poll(&netif);
+            eth_netif_poll(&netif);
         }
         if (w & TIMER_BADGE)
             irq_handler_ack(timer);
