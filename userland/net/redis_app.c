@@ -4,8 +4,18 @@
  * `percore`.
  */
 #include <apps.h>
+#include <nic.h>
 #include <root.h>
 #include "redis_layouts.h"
+
+bool redis_open_nic(struct nic *nic)
+{
+    word_t st = nic_open(nic);
+    if (st != E_OK)
+        printf("redis: no NIC (%s)%s\n", status_name(st),
+               st == NIC_ABSENT ? ": boot with NET=1 (tools/qemu_run.py --net)" : "");
+    return st == E_OK;
+}
 
 int app_redis(void)
 {

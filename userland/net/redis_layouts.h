@@ -6,10 +6,16 @@
 #ifndef NET_REDIS_LAYOUTS_H
 #define NET_REDIS_LAYOUTS_H
 
+#include <stdbool.h>
+
 /* The NIC driver, one lwIP and one server (port 6379) in one loop on core 0 (layout=single). */
 int redis_serve_single(void);
 
 /* The NIC driver on core 0 and one lwIP + server instance per further core (layout=percore). */
 int redis_serve_percore(void);
+
+/* Open the board's NIC for either layout; false (and the reason printed) when there is none. */
+struct nic;
+bool redis_open_nic(struct nic *nic);
 
 #endif

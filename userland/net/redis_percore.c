@@ -142,12 +142,8 @@ int redis_serve_percore(void)
     static struct nic nic;
     static struct net_driver driver = { .nic = &nic };
 
-    word_t st = nic_open(&nic);
-    if (st != E_OK) {
-        printf("redis: no NIC (%s)%s\n", status_name(st),
-               st == NIC_ABSENT ? ": boot with NET=1 (tools/qemu_run.py --net)" : "");
+    if (!redis_open_nic(&nic))
         return 2;
-    }
     cptr_t timer = user_timer_attach(nic.irq_notification, CHANNEL_TIMER_BADGE);
     cptr_t driver_signal = mint_signal(nic.irq_notification, CHANNEL_TX_BADGE);
     if (!timer || !driver_signal) {
@@ -161,7 +157,7 @@ int redis_serve_percore(void)
     word_t heap_bytes = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20;
     for (word_t k = 0; k < ninstances; k++) {
         word_t core = bootinfo->ncores > 1 ? k + 1 : 0;
-        st = instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k]);
+        word_t st = instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k]);
         if (st != E_OK) {
             printf("redis: instance %lu could not be made (%s)\n", (unsigned long)k, status_name(st));
             return 2;

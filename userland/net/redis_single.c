@@ -38,12 +38,8 @@ int redis_serve_single(void)
     static struct tcp_server server;
     static struct tcp_server_protocol protocol;
 
-    word_t st = nic_open(&nic);
-    if (st != E_OK) {
-        printf("redis: no NIC (%s)%s\n", status_name(st),
-               st == NIC_ABSENT ? ": boot with NET=1 (tools/qemu_run.py --net)" : "");
+    if (!redis_open_nic(&nic))
         return 2;
-    }
     cptr_t timer = user_timer_attach(nic.irq_notification, TIMER_BADGE);
     if (!timer) {
         printf("redis: the user-level timer IRQ could not be attached\n");
