@@ -26,6 +26,7 @@ bool redis_env_memory(struct redis_memory *m)
         .tcp_pcbs = lwip_stats.memp[MEMP_TCP_PCB]->used - time_wait,
         .tcp_pcbs_time_wait = time_wait,
         .stack_heap_used = lwip_stats.mem.used,
+        .rx_pool_empty = lwip_stats.memp[MEMP_PBUF_POOL]->err,
     };
     return true;
 }

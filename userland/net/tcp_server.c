@@ -185,6 +185,30 @@ static void open_state(struct tcp_server_conn *c)
     }
 }
 
+/*
+ * Keep received bytes for later, out of the receive pool.  The window bounds
+ * a connection's held bytes, not its segments: a pipelining client's small
+ * segments, one pool pbuf each, could pin the whole pool, and then every
+ * frame is dropped on arrival, the ACKs that would drain the backlog too,
+ * until the peer gives up (the stalls of docs/network.md).  So the held
+ * chain is copied into one pbuf of the stack's heap; if the heap has no
+ * room, the pool pbufs stay held.
+ */
+static void hold(struct tcp_server_conn *c, struct pbuf *p)
+{
+    if (c->held)
+        pbuf_cat(c->held, p);
+    else
+        c->held = p;
+    if (!c->held->next && pbuf_get_allocsrc(c->held) != PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL)
+        return;
+    struct pbuf *copy = pbuf_clone(PBUF_RAW, PBUF_RAM, c->held);
+    if (copy) {
+        pbuf_free(c->held);
+        c->held = copy;
+    }
+}
+
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err);
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
 static err_t on_poll(void *arg, struct tcp_pcb *pcb);
@@ -258,10 +282,7 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
     }
     if (c->held || !c->state || c->backlog_bytes > TCP_SERVER_BACKLOG_LIMIT) {
         c->server->holds++;
-        if (c->held)
-            pbuf_cat(c->held, p);
-        else
-            c->held = p;
+        hold(c, p);
         return ERR_OK;
     }
     if (feed(c, p) == ERR_ABRT)

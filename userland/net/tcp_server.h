@@ -6,7 +6,8 @@
  * Replies go into TCP's send buffer while it has room; the rest waits in a
  * queue of the connection and goes out from the sent callback.  While that
  * queue holds more than TCP_SERVER_BACKLOG_LIMIT bytes the connection reads
- * no more input: received segments are held unacknowledged to the window, so
+ * no more input: received segments are held unacknowledged to the window
+ * (copied out of the receive pool, which they would otherwise pin), so
  * a client that sends without reading fills its own window, not our memory.
  *
  * A connection gets its protocol state when its first bytes arrive, so
