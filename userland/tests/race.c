@@ -3,15 +3,6 @@
 
 /* Spin-checks between yields while waiting at a barrier. */
 #define BARRIER_SPINS_PER_YIELD 64
-/*
- * How long a party waits for the others before the race fails, in units of
- * WAIT_ROUNDS spins: far longer than wait_eq()'s bound.  Under QEMU each
- * virtual CPU is a host thread, and on a loaded host one of them can go
- * unscheduled for seconds while the others spin through their count (two
- * arm-imx6 `fine` runs in 20 failed so on 2026-11-25, at WAIT_ROUNDS).  A
- * party that never arrives still fails the race, only later.
- */
-#define BARRIER_WAIT_FACTOR 64
 
 void race_barrier_init(struct race_barrier *b, word_t parties)
 {
@@ -36,7 +27,7 @@ bool race_barrier_wait(struct race_barrier *b)
      * iterations of each other; yield now and then so that parties sharing
      * a core (fewer cores than parties) still get to arrive.
      */
-    for (word_t i = 0; i < (word_t)WAIT_ROUNDS * BARRIER_WAIT_FACTOR * BARRIER_SPINS_PER_YIELD; i++) {
+    for (word_t i = 0; i < RACE_WAIT_ROUNDS * BARRIER_SPINS_PER_YIELD; i++) {
         if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
             return true;
         if (i % BARRIER_SPINS_PER_YIELD == BARRIER_SPINS_PER_YIELD - 1)

@@ -20,6 +20,16 @@
 
 #include "test.h"
 
+/*
+ * How long a race waits for another party's progress before it fails, in
+ * spins: far longer than WAIT_ROUNDS.  Under QEMU each virtual CPU is a host
+ * thread, and on a loaded host one can go unscheduled for seconds while the
+ * waiter spins through its count (2026-11-25: arm-imx6 runs failed so, a
+ * Call "never returned" and a party missed the start barrier).  A party that
+ * never makes progress still fails the race, only later.
+ */
+#define RACE_WAIT_ROUNDS ((word_t)WAIT_ROUNDS * 64)
+
 struct race_barrier {
     volatile word_t arrived;        /* parties in the current generation so far */
     volatile word_t generation;     /* bumped by the last party to arrive: releases the others */

@@ -97,7 +97,7 @@ TEST(race_cancel_call_during_reply)
         race_jitter(&rng, 3000);
         CHECK_OK(tcb_suspend(client->tcb));
         CHECK_OK(tcb_resume(client->tcb));
-        if (!wait_eq(&cr.returned, round + 1, WAIT_ROUNDS))
+        if (!wait_eq(&cr.returned, round + 1, RACE_WAIT_ROUNDS))
             test_fail(__FILE__, __LINE__, "round %lu: the Call never returned (server received "
                       "it %lu times)", (unsigned long)round, (unsigned long)cr.received);
         CHECK(!test_failed());

@@ -140,7 +140,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
         volatile word_t *seen = server ? &ir.server_core : &ir.client_core;
         CHECK_OK(tcb_set_affinity(target->tcb, core));
         /* The target's next IPC runs on the new core, and the calls keep flowing. */
-        CHECK(wait_eq(seen, core + 1, WAIT_ROUNDS));
+        CHECK(wait_eq(seen, core + 1, RACE_WAIT_ROUNDS));
         break;
     }
     case OP_DELETE:
