@@ -88,11 +88,20 @@ static void ipc_server(void *arg)
     }
 }
 
-/* Calls complete again: at least `more` after now. */
-static bool calls_flow(word_t more)
+/*
+ * Calls complete again: at least `more` after now.  Otherwise the round
+ * fails, saying where the calls stopped.
+ */
+static bool calls_flow(word_t round, const char *when, word_t more)
 {
     word_t now = ir.calls_ok;
-    return wait_ge(&ir.calls_ok, now + more, WAIT_ROUNDS);
+    if (wait_ge(&ir.calls_ok, now + more, RACE_WAIT_ROUNDS))
+        return true;
+    test_fail(__FILE__, __LINE__, "round %lu, %s: calls did not flow: %lu completed (%lu before the wait), "
+              "server received %lu, client last on core %ld, server on core %ld", (unsigned long)round, when,
+              (unsigned long)ir.calls_ok, (unsigned long)now, (unsigned long)ir.served,
+              (long)ir.client_core - 1, (long)ir.server_core - 1);
+    return false;
 }
 
 /*
@@ -122,7 +131,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
     struct thread *sv = ipc_spawn(ipc_server, race_core(2));
     CHECK(sv);
     struct thread *target = server ? sv : cl;
-    CHECK(calls_flow(3));
+    CHECK(calls_flow(round, "before the operation", 3));
 
     race_jitter(&rng, 50000);
     switch (op) {
@@ -151,7 +160,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
             word_t served = ir.served;
             struct msg m = { .info = msginfo_new(0, 0, 0, 2), .mr = { MAGIC, 0 } };
             bool got = false;
-            for (word_t i = 0; i < WAIT_ROUNDS && !got; i++) {
+            for (word_t i = 0; i < RACE_WAIT_ROUNDS && !got; i++) {
                 sys_nbsend(ir.ep, &m);
                 sys_yield();
                 got = ir.served > served;
@@ -172,7 +181,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
         break;
     }
     if (op != OP_DELETE || server)
-        CHECK(calls_flow(3));
+        CHECK(calls_flow(round, op_names[op], 3));
     if (ir.errors || ir.wrong)
         test_fail(__FILE__, __LINE__, "round %lu, %s of the %s: %lu calls failed (last %s), "
                   "%lu wrong answers", (unsigned long)round, op_names[op],
