@@ -5,7 +5,8 @@ and the app `redis`: the e1000 driver, lwIP and the Redis-protocol server
 (userland/net/redis_app.c, docs/network.md).  The guest prints the ports it serves in a `redis`
 record; qemu_run's `net` record maps them to host ports on 127.0.0.1.  Against every served port:
 redis-cli SET/GET, redis-benchmark and YCSB workload A on all ports at once, each with 0 errors.
-The per-core layout (layout=percore) is tested apart: SET/GET on each instance's own port.
+The per-core layout (layout=percore) is tested apart: SET/GET on each instance's own port; so is
+the one-core three-process layout (layout=processes).
 The in-guest lwIP tests (userland/tests/test_lwip.c) run here too.
 
 Everything skips, saying so, only when lwIP's source could not be fetched into .deps/lwip.
@@ -235,6 +236,52 @@ def test_percore_layout_one_private_instance_per_core(cpus):
             assert redis_cli(port, "DBSIZE") == "1"
     finally:
         s.stop()
+
+
+def resp_exchange(port: int, request: bytes) -> bytes:
+    """Send request on a fresh connection and read until the server closes it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
+        s.sendall(request)
+        got = b""
+        while chunk := s.recv(65536):
+            got += chunk
+        return got
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "arm-imx6"])
+def test_processes_layout_serves_through_the_server_process(arch):
+    """layout=processes: the driver, lwIP and the server as three processes on one core; every
+    request crosses from the stack to the server process by IPC.  Replies come back in order, a
+    reply given with a close (QUIT, a malformed frame) reaches the client before the close, and
+    redis-benchmark and YCSB run with 0 errors."""
+    s = Server(arch, "bkl", 1, layout="processes")
+    try:
+        s.read_until_serving()
+        assert "lwIP and the server in processes of their own" in s.log, s.log
+        [port] = s.ports
+        assert redis_cli(port, "PING") == "PONG"
+        assert redis_cli(port, "SET", "k", "v") == "OK"
+        assert redis_cli(port, "GET", "k") == "v"
+        big = "x" * 100_000
+        assert redis_cli(port, "SET", "big", big) == "OK"
+        assert redis_cli(port, "GET", "big") == big
+        assert resp_exchange(port, b"PING\r\nGET k\r\nQUIT\r\nPING\r\n") == b"+PONG\r\n$1\r\nv\r\n+OK\r\n"
+        assert resp_exchange(port, b"*1\r\n$x\r\n").startswith(b"-ERR")
+        # Five clients: fifty at once overflow the driver's rings of this layout (docs/network.md).
+        bench = subprocess.run(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q", "-n", "500",
+                                "-c", "5", "-t", "set,get,lpush,lpop", "-P", "4"],
+                               capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
+        out = bench.stdout.replace("\r", "\n") + bench.stderr
+        assert bench.returncode == 0 and "Error" not in out, out
+        assert sum("requests per second" in line for line in out.splitlines()) == 4, out
+        assert redis_cli(port, "FLUSHALL") == "OK"
+        result = ycsb.workload_a([port], records=200, operations=400)
+        assert result["load"]["errors"] == 0 and result["run"]["errors"] == 0, result
+        assert redis_cli(port, "DBSIZE") == "201"
+    finally:
+        s.stop()
+    # Neither process reported an error on the console (they print only failures).
+    assert "redis server process:" not in s.log and "redis instance" not in s.log, s.log
 
 
 @pytest.mark.parametrize("arch", ["x86_64", "arm-imx6"])

@@ -18,6 +18,8 @@
 
 #include "frame_ring.h"
 
+struct server_link;
+
 /* Bits of the driver's notification word (NIC_IRQ_BADGE, nic.h, is the NIC's interrupt). */
 #define CHANNEL_TIMER_BADGE 2   /* the user-level timer ticked */
 #define CHANNEL_TX_BADGE    4   /* an instance put frames into its tx ring, or changed state */
@@ -38,6 +40,8 @@ struct net_channel {
     cptr_t driver;      /* the driver's notification, badged CHANNEL_TX_BADGE */
     word_t heap_vaddr;  /* memory for the instance's malloc, mapped in its space only */
     word_t heap_size;
+    struct server_link *link;   /* layout=processes: the Redis server process this instance's
+                                 * connections go to; NULL: it serves them itself */
     struct frame_ring rx;   /* driver -> instance */
     struct frame_ring tx;   /* instance -> driver */
 };

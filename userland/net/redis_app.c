@@ -1,7 +1,7 @@
 /*
  * The app `redis` (docs/network.md): the Redis-protocol server on lwIP over
- * the NIC, in the layout `layout=` names: `single` (the default) or
- * `percore`.
+ * the NIC, in the layout `layout=` names: `single` (the default),
+ * `percore` or `processes`.
  */
 #include <apps.h>
 #include <nic.h>
@@ -24,6 +24,8 @@ int app_redis(void)
         return redis_serve_single();
     if (!strcmp(layout, "percore"))
         return redis_serve_percore();
-    printf("redis: unknown layout '%s'; known: single percore\n", layout);
+    if (!strcmp(layout, "processes"))
+        return redis_serve_processes();
+    printf("redis: unknown layout '%s'; known: single percore processes\n", layout);
     return 2;
 }

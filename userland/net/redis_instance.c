@@ -6,7 +6,8 @@
  * frames to lwIP, run lwIP's timers, and wake the driver for what lwIP sent.
  *
  * It allocates no kernel object and no slot (net_channel.h): its heap is
- * memory the root task mapped into its space.
+ * memory the root task mapped into its space.  In layout=processes it keeps
+ * no database: its connections' bytes go to the server process (link_protocol.h).
  */
 #include <redis.h>
 #include <root.h>
@@ -14,6 +15,7 @@
 #include "lwip/init.h"
 #include "lwip/timeouts.h"
 #include "channel_netif.h"
+#include "link_protocol.h"
 #include "redis_instance.h"
 #include "redis_protocol.h"
 #include "tcp_server.h"
@@ -38,12 +40,16 @@ static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server
         printf("redis instance %lu: no heap\n", (unsigned long)ch->index);
         return false;
     }
-    void *db = redis_db_new();
-    if (!db) {
-        printf("redis instance %lu: no memory for the database\n", (unsigned long)ch->index);
-        return false;
+    if (ch->link) {
+        link_protocol_init(protocol, ch->link);
+    } else {
+        void *db = redis_db_new();
+        if (!db) {
+            printf("redis instance %lu: no memory for the database\n", (unsigned long)ch->index);
+            return false;
+        }
+        redis_protocol_init(protocol, db);
     }
-    redis_protocol_init(protocol, db);
     lwip_init();
     ip4_addr_t addr, netmask, gateway;
     GUEST_ADDR(&addr);

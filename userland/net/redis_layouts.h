@@ -1,5 +1,5 @@
 /*
- * The two layouts of the app `redis` (docs/network.md), chosen with
+ * The layouts of the app `redis` (docs/network.md), chosen with
  * `layout=` on the boot command line: each returns the app's status only
  * when it cannot serve (it serves until the host stops QEMU).
  */
@@ -13,6 +13,9 @@ int redis_serve_single(void);
 
 /* The NIC driver on core 0 and one lwIP + server instance per further core (layout=percore). */
 int redis_serve_percore(void);
+
+/* The driver, one lwIP instance and the server as three processes on core 0 (layout=processes). */
+int redis_serve_processes(void);
 
 /* Open the board's NIC for either layout; false (and the reason printed) when there is none. */
 struct nic;

@@ -14,6 +14,11 @@
  * core an instance that fills its tx ring and wakes the driver is
  * preempted by it at once.  The run never ends by itself: the host stops
  * QEMU when its clients are done.
+ *
+ * layout=processes is the papers' one-core layout made from the same
+ * parts: the driver, one lwIP instance and the Redis server as three
+ * processes on core 0; the instance hands each connection's bytes to the
+ * server process by IPC and shared memory (server_link.h).
  */
 #include <arch_user.h>
 #include <nic.h>
@@ -23,6 +28,8 @@
 #include "net_driver.h"
 #include "redis_instance.h"
 #include "redis_layouts.h"
+#include "redis_server_process.h"
+#include "server_link.h"
 #include "user_timer.h"
 
 /* Where an instance's heap is mapped in its space: past the root task's fresh addresses
@@ -59,59 +66,110 @@ static word_t map_heap(cptr_t vspace, word_t heap_bytes)
     return mapped;
 }
 
+/* A zeroed large frame mapped in the root task's space, to share with a process at the same
+ * address (space_map_copy); its address, with the cap in *frame, or 0. */
+static word_t shared_frame_create(cptr_t *frame)
+{
+    if (obj_alloc(OBJ_LARGE_FRAME, 0, frame) != E_OK)
+        return 0;
+    word_t v = vaddr_alloc(ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
+    if (map_frame(*frame, ROOT_SLOT_VSPACE, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT) != E_OK)
+        return 0;
+    memset((void *)v, 0, ARCH_LARGE_PAGE_SIZE);
+    return v;
+}
+
+/*
+ * Make a space with private globals for a process on `core`, map the
+ * shared frame at its address v, the boot info page and a heap of up to
+ * heap_bytes; *heap_size gets the heap's bytes mapped.
+ */
+static word_t process_create(struct thread *t, word_t core, cptr_t frame, word_t v, word_t heap_bytes,
+                             word_t *heap_size)
+{
+    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = core, .private_data = true };
+    word_t st = thread_create_space(t, &o);
+    if (st == E_OK)
+        st = space_map_copy(frame, t->vspace, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
+    if (st == E_OK)
+        st = space_map_copy(ROOT_SLOT_BOOTINFO_FRAME, t->vspace, BOOTINFO_VADDR, RIGHT_READ, VM_DEFAULT);
+    if (st == E_OK)
+        *heap_size = map_heap(t->vspace, heap_bytes);
+    return st;
+}
+
+/*
+ * Make the Redis server process of layout=processes on `core`: its link
+ * (a shared frame), its endpoint, its space and heap, and start it.  *out
+ * gets the link and *frame its frame, to map into the stack's space too.
+ */
+static word_t server_create(cptr_t driver_signal, word_t core, word_t heap_bytes, cptr_t *frame,
+                            struct server_link **out)
+{
+    _Static_assert(sizeof(struct server_link) < ARCH_LARGE_PAGE_SIZE, "a link fits a large frame");
+    word_t v = shared_frame_create(frame);
+    if (!v)
+        return E_NOT_ENOUGH_MEMORY;
+    struct server_link *link = (struct server_link *)v;
+    link->driver = driver_signal;
+    link->state = CHANNEL_STARTING;
+    link->reply_max = ARCH_LARGE_PAGE_SIZE - sizeof(*link);
+    word_t st = obj_alloc(OBJ_ENDPOINT, 0, &link->endpoint);
+    struct thread t;
+    if (st == E_OK)
+        st = process_create(&t, core, *frame, v, heap_bytes, &link->heap_size);
+    if (st != E_OK)
+        return st;
+    link->heap_vaddr = INSTANCE_HEAP_VADDR;
+    *out = link;
+    return thread_start(&t, redis_server_process_main, link);
+}
+
 /*
  * Make instance k: its channel (a large frame mapped here and in its space
  * at the same address), its notification, its space with private globals,
- * its heap and the boot info page, and start its thread.  *out gets the
- * channel; E_OK or the status of the step that failed.
+ * its heap and the boot info page (and, in layout=processes, the server's
+ * link), and start its thread.  *out gets the channel; E_OK or the status
+ * of the step that failed.
  */
 static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
-                              word_t heap_bytes, struct net_channel **out)
+                              word_t heap_bytes, cptr_t link_frame, struct server_link *link,
+                              struct net_channel **out)
 {
     cptr_t frame;
-    word_t st = obj_alloc(OBJ_LARGE_FRAME, 0, &frame);
-    if (st != E_OK)
-        return st;
-    word_t v = vaddr_alloc(ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
-    st = map_frame(frame, ROOT_SLOT_VSPACE, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
-    if (st != E_OK)
-        return st;
     _Static_assert(sizeof(struct net_channel) <= ARCH_LARGE_PAGE_SIZE, "a channel fits a large frame");
-    struct net_channel *ch = (struct net_channel *)v;
-    memset(ch, 0, sizeof(*ch));
+    struct net_channel *ch = (struct net_channel *)shared_frame_create(&frame);
+    if (!ch)
+        return E_NOT_ENOUGH_MEMORY;
     ch->index = k;
     ch->port = REDIS_PORT_BASE + k;
     ch->core = core;
     memcpy(ch->mac, nic->mac, sizeof(ch->mac));
     ch->driver = driver_signal;
     ch->state = CHANNEL_STARTING;
-    st = obj_alloc(OBJ_NOTIFICATION, 0, &ch->wake);
+    word_t st = obj_alloc(OBJ_NOTIFICATION, 0, &ch->wake);
     if (st == E_OK && !(ch->wake_signal = mint_signal(ch->wake, CHANNEL_WAKE_BADGE)))
         st = E_NOT_ENOUGH_MEMORY;
-    if (st != E_OK)
-        return st;
-
     struct thread t;
-    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = core, .private_data = true };
-    st = thread_create_space(&t, &o);
     if (st == E_OK)
-        st = space_map_copy(frame, t.vspace, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
-    if (st == E_OK)
-        st = space_map_copy(ROOT_SLOT_BOOTINFO_FRAME, t.vspace, BOOTINFO_VADDR, RIGHT_READ, VM_DEFAULT);
+        st = process_create(&t, core, frame, (word_t)ch, heap_bytes, &ch->heap_size);
+    if (st == E_OK && link)
+        st = space_map_copy(link_frame, t.vspace, (word_t)link, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
     if (st != E_OK)
         return st;
     ch->heap_vaddr = INSTANCE_HEAP_VADDR;
-    ch->heap_size = map_heap(t.vspace, heap_bytes);
+    ch->link = link;
     *out = ch;
     return thread_start(&t, redis_instance_main, ch);
 }
 
 /* Print the ports served, as text and as the `redis` record the host reads (docs/console.md). */
-static void announce(const struct net_driver *d)
+static void announce(const struct net_driver *d, bool processes)
 {
-    printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s, NIC driver on core 0 (%lu core%s online)\n",
+    printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s%s, NIC driver on core 0 (%lu core%s online)\n",
            (unsigned long)d->channels[0]->port, (unsigned long)d->channels[d->ninstances - 1]->port,
            (unsigned long)d->ninstances, d->ninstances == 1 ? "" : "s",
+           processes ? " (lwIP and the server in processes of their own)" : "",
            (unsigned long)bootinfo->ncores, bootinfo->ncores == 1 ? "" : "s");
     printf("@@ {\"redis\": {\"ports\": [");
     for (word_t k = 0; k < d->ninstances; k++)
@@ -137,7 +195,13 @@ static word_t instances_state(const struct net_driver *d)
     return all;
 }
 
-int redis_serve_percore(void)
+/*
+ * Serve layout=percore, or with processes layout=processes: one stack
+ * instance on core 0 whose connections go to the server process, on core 0
+ * too.  The stack's heap is then one large page: its database is the
+ * server's.
+ */
+static int serve(bool processes)
 {
     static struct nic nic;
     static struct net_driver driver = { .nic = &nic };
@@ -151,13 +215,24 @@ int redis_serve_percore(void)
         return 2;
     }
 
-    word_t ninstances = bootinfo->ncores > 1 ? bootinfo->ncores - 1 : 1;
+    word_t ninstances = bootinfo->ncores > 1 && !processes ? bootinfo->ncores - 1 : 1;
     if (ninstances > NET_MAX_INSTANCES)
         ninstances = NET_MAX_INSTANCES;
     word_t heap_bytes = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20;
+    struct server_link *link = NULL;
+    cptr_t link_frame = 0;
+    if (processes) {
+        word_t st = server_create(driver_signal, 0, heap_bytes, &link_frame, &link);
+        if (st != E_OK) {
+            printf("redis: the server process could not be made (%s)\n", status_name(st));
+            return 2;
+        }
+        heap_bytes = ARCH_LARGE_PAGE_SIZE;
+    }
     for (word_t k = 0; k < ninstances; k++) {
-        word_t core = bootinfo->ncores > 1 ? k + 1 : 0;
-        word_t st = instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k]);
+        word_t core = bootinfo->ncores > 1 && !processes ? k + 1 : 0;
+        word_t st = instance_create(&nic, driver_signal, k, core, heap_bytes, link_frame, link,
+                                    &driver.channels[k]);
         if (st != E_OK) {
             printf("redis: instance %lu could not be made (%s)\n", (unsigned long)k, status_name(st));
             return 2;
@@ -182,12 +257,23 @@ int redis_serve_percore(void)
         net_driver_transmit(&driver);
         if (!serving) {
             word_t state = instances_state(&driver);
-            if (state == CHANNEL_FAILED)
+            word_t server = link ? __atomic_load_n(&link->state, __ATOMIC_ACQUIRE) : CHANNEL_SERVING;
+            if (state == CHANNEL_FAILED || server == CHANNEL_FAILED)
                 return 2;
-            if (state == CHANNEL_SERVING) {
-                announce(&driver);
+            if (state == CHANNEL_SERVING && server == CHANNEL_SERVING) {
+                announce(&driver, processes);
                 serving = true;
             }
         }
     }
+}
+
+int redis_serve_percore(void)
+{
+    return serve(false);
+}
+
+int redis_serve_processes(void)
+{
+    return serve(true);
 }

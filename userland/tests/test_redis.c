@@ -7,6 +7,7 @@
  * Each test frees what it made, since the root task's heap outlives tests.
  */
 #include <redis.h>
+#include <redis_link.h>
 
 #include "test.h"
 
@@ -138,4 +139,64 @@ TEST(redis_bad_input_is_refused)
         redis_conn_free(c);
     redis_db_free(db);
     CHECK(ok);
+}
+
+/*
+ * The server's side of layout=processes' link (redis_link.h): requests are
+ * served in order on their connection, a reply too big for the reply
+ * buffer closes the connection without a partial reply, and every request
+ * a stack could get wrong is refused with LINK_BAD_REQUEST, changing
+ * nothing.
+ */
+TEST(redis_link_serves_and_refuses_bad_requests)
+{
+    static uint8_t request[LINK_REQUEST_MAX], reply[32];
+    static struct link_server s;
+    static const char set[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20\r\n01234567890123456789\r\n";
+    static const char get[] = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
+    size_t a, b, out;
+
+    memset(&s, 0, sizeof(s));
+    s.db = redis_db_new();
+    CHECK(s.db);
+    s.request = request;
+    s.reply = reply;
+    s.reply_max = sizeof(reply);
+    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &a), LINK_OK);
+    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &b), LINK_OK);
+    CHECK(a != b && a < LINK_MAX_CONNS && b < LINK_MAX_CONNS);
+
+    memcpy(request, set, sizeof(set) - 1);
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, sizeof(set) - 1, &out), LINK_OK);
+    CHECK(out == 5 && !memcmp(reply, "+OK\r\n", 5));
+
+    /* Refused, each changing nothing: an unknown operation, an id out of range or not open,
+     * a request over the limit. */
+    CHECK_EQ(redis_link_serve(&s, 0, a, 0, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE + 1, a, 0, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, LINK_MAX_CONNS, 1, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, (size_t)-1, 0, &out), LINK_BAD_REQUEST);
+    size_t unused = a == 0 && b == 1 ? 2 : 0;
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, unused, 1, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, LINK_REQUEST_MAX + 1, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(out, 0);
+
+    /* The 27-byte reply fits; the reply buffer shrunk below it, the connection closes empty. */
+    memcpy(request, get, sizeof(get) - 1);
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, sizeof(get) - 1, &out), LINK_OK);
+    CHECK(out == 27 && !memcmp(reply, "$20\r\n01234567890123456789\r\n", 27));
+    s.reply_max = 26;
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, sizeof(get) - 1, &out), LINK_CLOSE_NOW);
+    CHECK_EQ(out, 0);
+    s.reply_max = sizeof(reply);
+
+    /* QUIT: its +OK comes with the close. */
+    memcpy(request, "QUIT\r\n", 6);
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, 6, &out), LINK_CLOSE_NOW);
+    CHECK(out == 5 && !memcmp(reply, "+OK\r\n", 5));
+
+    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, a, 0, &out), LINK_OK);
+    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, a, 0, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, b, 0, &out), LINK_OK);
+    redis_db_free(s.db);
 }
