@@ -32,9 +32,13 @@ struct object_lock {
 /* Object locks a core may hold at once, for the DEBUG bookkeeping. */
 #define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
 
+/*
+ * Whether a core holds the write side.  The read side needs no mark of its
+ * own: the core's reader flag says it (brlock_read_held_as()), so the
+ * inline read side writes nothing but the flag.
+ */
 enum fine_side {
-    FINE_OUT,       /* not in the kernel lock */
-    FINE_READ,
+    FINE_OUT,       /* not on the write side: on the read side if the reader flag is up, else out */
     FINE_WRITE,
 };
 
@@ -72,11 +76,10 @@ static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
     struct fine_core *fc = lock_env_core_data();
     uint64_t t0 = lockstats_now();
 
-    if (FINE_DEBUG && fc->side != FINE_OUT) {
+    if (FINE_DEBUG && (fc->side != FINE_OUT || brlock_read_held_as(fc->reader))) {
         lock_panic("kernel_lock_acquire: core already holds the kernel lock");
     }
     if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, fc->reader)) {
-        fc->side = FINE_READ;
         lockstats_acquired(lock_env_core_id(), t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
         return;
     }
@@ -90,8 +93,7 @@ static LOCK_INLINE void kernel_lock_release(void)
     if (FINE_DEBUG && fc->nheld != 0) {
         lock_panic("kernel_lock_release: object locks still held");
     }
-    if (__builtin_expect(fc->side == FINE_READ, 1)) {
-        fc->side = FINE_OUT;
+    if (__builtin_expect(brlock_read_held_as(fc->reader), 1)) {
         lockstats_released(lock_env_core_id(), BRLOCK_READ_UNLOCK_BARRIERS);
         brlock_read_unlock_as(fc->reader);
         return;
