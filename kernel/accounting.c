@@ -11,14 +11,16 @@
 #include "accounting.h"
 #include <arch.h>
 
-bool accounting_timing;
-
 void accounting_set_timing(bool on)
 {
     /* Relaxed: each core sees the change at its next entry or exit, which is all timing promises. */
-    __atomic_store_n(&accounting_timing, on, __ATOMIC_RELAXED);
     for (unsigned i = 0; i < NCPUS; i++)
         __atomic_store_n(&cores[i].account.timing, on, __ATOMIC_RELAXED);
+}
+
+bool accounting_timing(void)
+{
+    return __atomic_load_n(&cores[0].account.timing, __ATOMIC_RELAXED) != 0;
 }
 
 static void add_relaxed(word_t *counter, word_t amount)
@@ -42,14 +44,14 @@ void accounting_enter_stamped(struct core_account *a)
             add_relaxed(&a->user, since);
     }
     /* As for exit_stamp: a zero reading would look unstamped. */
-    if (__atomic_load_n(&accounting_timing, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&a->timing, __ATOMIC_RELAXED))
         a->entry_stamp = now ? now : 1;
 }
 
 void accounting_exit_stamped(struct core_account *a, const struct core *c)
 {
     word_t now = arch_cycles();
-    bool timing = __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED);
+    bool timing = __atomic_load_n(&a->timing, __ATOMIC_RELAXED) != 0;
 
     if (a->entry_stamp) {
         add_relaxed(&a->kernel, now - a->entry_stamp);

@@ -16,12 +16,14 @@
 #include "types.h"
 #include "core.h"
 
-
-/* Set by SYS_DEBUG_KSTATS; read relaxed: a core sees the change at its next entry or exit. */
-extern bool accounting_timing;
-
-/* Turn timing on or off: accounting_timing and every core's copy (struct core_account). */
+/*
+ * Turn timing on or off on every core (struct core_account.timing); each
+ * core sees the change at its next entry or exit.
+ */
 void accounting_set_timing(bool on);
+
+/* Whether timing is on (every core's word says the same once set). */
+bool accounting_timing(void);
 
 void accounting_enter_stamped(struct core_account *a);
 void accounting_exit_stamped(struct core_account *a, const struct core *c);

@@ -56,13 +56,15 @@ void core_serve_request(struct core *c, uint32_t seq)
         }
         break;
     case REQ_LEAVE_VSPACE:
+        /* A load deferred by this entry is of the space recorded as
+         * loaded: leaving that space loads the kernel-only one now, and
+         * nothing is left to load at exit. */
         if (c->loaded_asid == m->asid) {
             arch_vspace_load(0, 0);
             c->loaded_asid = 0;
             c->loaded_vspace_paddr = 0;
-        }
-        if (c->deferred.load_vspace && c->deferred.asid == m->asid)
             c->deferred.load_vspace = false;
+        }
         break;
     case REQ_TLB_FLUSH:
         arch_tlb_flush_local(m->asid, m->vaddr, m->whole_space);

@@ -76,13 +76,13 @@ enum deferred_irq_op {
 /*
  * Hardware work recorded under the lock and done after it is released.
  * The address-space load, which most IPCs between spaces record, has its
- * own flag and is done inline; the rest is done out of line when `pending`.
+ * own flag and is done inline: the space to load is the one the switch
+ * recorded as loaded (struct core: loaded_vspace_paddr, loaded_asid).  The
+ * rest is done out of line when `pending`.
  */
 struct deferred_work {
     bool pending;                   /* [o] an IPI or IRQ operation is recorded */
-    bool load_vspace;               /* [o] load (vspace_paddr, asid) */
-    word_t vspace_paddr;            /* [o] 0: the kernel-only space */
-    unsigned asid;                  /* [o] */
+    bool load_vspace;               /* [o] load (loaded_vspace_paddr, loaded_asid) of the core */
     coreset_t ipi;                  /* [o] cores to send a reschedule IPI */
     unsigned nirq;                  /* [o] */
     struct { uint16_t irq; uint16_t op; } irq[DEFERRED_IRQS_MAX];   /* [o] */
@@ -142,17 +142,6 @@ void core_defer_irq(unsigned irq, enum deferred_irq_op op);
 void core_do_deferred_work(struct deferred_work *d);
 
 /*
- * Record that this core switches to the address space (paddr, asid) after
- * the lock release; vspace_switch_begin() has recorded it as loaded.
- */
-static inline void core_defer_vspace_load(struct core *c, word_t paddr, unsigned asid)
-{
-    c->deferred.load_vspace = true;
-    c->deferred.vspace_paddr = paddr;
-    c->deferred.asid = asid;
-}
-
-/*
  * Serve this core's mailbox.  Runs on every kernel entry, while spinning
  * for the kernel lock and while waiting for another core's
  * acknowledgement, never holding anything the requester could need.  The
@@ -176,6 +165,19 @@ static ALWAYS_INLINE void core_run_deferred_irq_ipi(struct core *c)
         core_do_deferred_work(&c->deferred);
 }
 
+/*
+ * After kernel_lock_release(): load the address space that this core's
+ * last vspace_switch() recorded as loaded.  The one way both exits load a
+ * space: the slow path's deferred work (core_run_deferred_work()) and the
+ * IPC fastpath.  Reading the record rather than a copy of it keeps a
+ * cancelled switch harmless: a REQ_LEAVE_VSPACE served in between has
+ * recorded, and loaded, the kernel-only space.
+ */
+static ALWAYS_INLINE void core_load_vspace(struct core *c)
+{
+    arch_vspace_load(c->loaded_vspace_paddr, c->loaded_asid);
+}
+
 /* After kernel_lock_release(): the hardware side of this entry, if it recorded any. */
 static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
 {
@@ -183,7 +185,7 @@ static ALWAYS_INLINE void core_run_deferred_work(struct core *c)
 
     if (d->load_vspace) {
         d->load_vspace = false;
-        arch_vspace_load(d->vspace_paddr, d->asid);
+        core_load_vspace(c);
     }
     core_run_deferred_irq_ipi(c);
 }

@@ -31,10 +31,11 @@ enum entry_cause {
  * this core's next entry; turned off, it stops at the exit of the entry
  * under way.
  *
- * timing is this core's copy of accounting_timing, written by the core
- * that turns timing on or off and read by the owner at every entry: the
- * entry then tests two words of its own account, one line, instead of
- * building the address of the global flag and testing a byte there.
+ * timing says whether this core splits its time into kernel and user
+ * (KSTATS_TIME_ON): there is no global flag, only this word in each core's
+ * account, which the entry tests beside exit_stamp (two words of one
+ * line) and which accounting_set_timing() writes for every core at once.
+ * The owner only reads it.
  */
 struct core_account {
     word_t entries[ENTRY_CAUSES];
@@ -43,7 +44,7 @@ struct core_account {
     word_t user;
     word_t exit_stamp;
     word_t entry_stamp;
-    word_t timing;      /* nonzero: accounting_timing is on; set for every core by accounting_set_timing() */
+    word_t timing;      /* nonzero: timing is on (written by accounting_set_timing() only) */
 };
 
 #endif

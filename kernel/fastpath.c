@@ -28,8 +28,8 @@
  * no longer holds, everything is released and the slow path runs.  The
  * ready queues are only read, without their lock (sched_highest() says why
  * that is safe).  The address-space switch is loaded after the lock
- * release (after the commit under `rtm`), as the slow path's deferred work
- * does (switch_and_leave()).
+ * release (after the commit under `rtm`) by the slow path's deferred work
+ * (switch_and_leave()).
  */
 #include "fastpath.h"
 #include "accounting.h"
@@ -182,28 +182,20 @@ static ALWAYS_INLINE void reply_clear_fast(struct cte *slot)
  * and the end of the entry (kernel/syscall.c, step 5): the fastpath touched
  * no ready queue, so there is nothing for schedule() to decide.  Left from
  * here, not from handle_syscall(), so that the successful fastpath never
- * returns through a function epilogue.
- *
- * The address-space load is done here after the lock release, not recorded
- * as deferred work and found again by core_run_deferred_work(): the
- * deferred record holds no load (the last exit ran it, and the mailbox
- * requests of this entry only cancel one), nothing between the switch and
- * the release serves the mailbox (the object locks are taken before), and
- * the order of the steps is the slow path's.
+ * returns through a function epilogue.  The address-space switch is the
+ * slow path's (vspace_switch(), core_load_vspace()), except that whether
+ * to load stays in a register instead of the deferred record.
  */
 static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb *to)
 {
-    word_t paddr;
-    unsigned asid;
-
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
-    bool load = vspace_switch_begin(c, to, &paddr, &asid);
+    bool load = vspace_switch(c, to);
     c->entry_thread = NULL;
     kernel_lock_release();
     if (load)
-        arch_vspace_load(paddr, asid);
+        core_load_vspace(c);
     core_run_deferred_irq_ipi(c);
     accounting_exit_switched(c);
     arch_return_to_user(c->current);

@@ -27,7 +27,7 @@ static void print_kstats(unsigned core, word_t tag)
             "\"kernel\": %lu, \"user\": %lu, \"timed\": %s, ",
             (unsigned long)tag, core, (unsigned long)s.now, (unsigned long)s.idle,
             (unsigned long)s.kernel, (unsigned long)s.user,
-            __atomic_load_n(&accounting_timing, __ATOMIC_RELAXED) ? "true" : "false");
+            accounting_timing() ? "true" : "false");
     kprintf("\"entries\": {\"syscall\": %lu, \"interrupt\": %lu, \"fault\": %lu}}}\n",
             (unsigned long)s.entries[ENTRY_CAUSE_SYSCALL],
             (unsigned long)s.entries[ENTRY_CAUSE_INTERRUPT],

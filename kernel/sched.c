@@ -159,7 +159,7 @@ void schedule(void)
     c->current = next;
     object_locks_release(&qlock, 1);
     if (next != c->idle)
-        vspace_switch_to(c, next);
+        vspace_switch_deferred(c, next);
 }
 
 /*

@@ -48,17 +48,17 @@ static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
 }
 
 /*
- * The bookkeeping half of a switch of this core, `c`, to the thread's
- * address space: returns false when the space is the one loaded; else
- * notes the core in the ASID's set, records the space as loaded and gives
- * the (paddr, asid) that the caller must load after the lock release,
- * itself or through the deferred work (vspace_switch_to()).  Inline: the
- * IPC fastpath switches spaces on every call between two of them, and
- * nothing when the space is the same.  Caller holds the kernel lock
- * (either side).
+ * Switch this core, `c`, to the thread's address space, the bookkeeping
+ * half: returns false when the space is the one loaded; else notes the
+ * core in the ASID's set, records the space as loaded (c->loaded_asid,
+ * c->loaded_vspace_paddr) and returns true: the caller must then have
+ * core_load_vspace() load it after the lock release, through the deferred
+ * work (the slow path, vspace_switch_deferred()) or itself (the IPC
+ * fastpath, which keeps the answer in a register).  Inline: the fastpath
+ * switches spaces on every call between two of them, and nothing when the
+ * space is the same.  Caller holds the kernel lock (either side).
  */
-static ALWAYS_INLINE bool vspace_switch_begin(struct core *c, struct tcb *t, word_t *paddr_out,
-                                              unsigned *asid_out)
+static ALWAYS_INLINE bool vspace_switch(struct core *c, struct tcb *t)
 {
     unsigned asid;
     void *root = tcb_vspace_root(t, &asid);
@@ -80,19 +80,14 @@ static ALWAYS_INLINE bool vspace_switch_begin(struct core *c, struct tcb *t, wor
     }
     c->loaded_asid = asid;
     c->loaded_vspace_paddr = paddr;
-    *paddr_out = paddr;
-    *asid_out = asid;
     return true;
 }
 
-/* Switch this core, `c`, to the thread's address space, the load deferred to the exit. */
-static ALWAYS_INLINE void vspace_switch_to(struct core *c, struct tcb *t)
+/* vspace_switch(), the load left to core_run_deferred_work() after the lock release. */
+static ALWAYS_INLINE void vspace_switch_deferred(struct core *c, struct tcb *t)
 {
-    word_t paddr;
-    unsigned asid;
-
-    if (vspace_switch_begin(c, t, &paddr, &asid))
-        core_defer_vspace_load(c, paddr, asid);
+    if (vspace_switch(c, t))
+        c->deferred.load_vspace = true;
 }
 
 /* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores).

@@ -90,6 +90,17 @@ static LOCK_INLINE void brlock_read_unlock_as(struct brlock_reader *r)
     __atomic_store_n(&r->active, 0, __ATOMIC_RELEASE);
 }
 
+/*
+ * Whether the caller, whose flag is r, holds the read side: its flag is up
+ * exactly from a successful brlock_read_trylock_as() or brlock_read_lock()
+ * to brlock_read_unlock_as() (a failed attempt lowers it again).
+ */
+static LOCK_INLINE bool brlock_read_held_as(const struct brlock_reader *r)
+{
+    /* Relaxed: only the caller writes its own flag, so it reads its own last store. */
+    return __atomic_load_n(&r->active, __ATOMIC_RELAXED) != 0;
+}
+
 /* Caller (`core`) must hold the read side. */
 static LOCK_INLINE void brlock_read_unlock(struct brlock *b, unsigned core)
 {

@@ -32,9 +32,10 @@ struct brlock fine_big;
 struct fine_core fine_cores[LOCK_MAX_CORES];
 static struct brlock_reader big_readers[LOCK_MAX_CORES];
 
+/* The core's reader flag: all that the inline read side needs. */
 void *lock_core_data(unsigned core)
 {
-    return &fine_cores[core];
+    return &big_readers[core];
 }
 
 void kernel_lock_init(unsigned ncores)
@@ -75,7 +76,6 @@ void fine_acquire_slow(enum kernel_entry_kind kind, unsigned core, uint64_t t0)
     if (kind == ENTRY_IPC) {
         unsigned attempts = brlock_read_lock(&fine_big, core, kernel_lock_wait_hook);
 
-        fine_cores[core].side = FINE_READ;
         lockstats_acquired(core, t0, true,
                            (attempts + 1) * BRLOCK_READ_ATTEMPT_BARRIERS +
                            attempts * BRLOCK_READ_BACKOFF_BARRIERS);
@@ -88,7 +88,7 @@ bool kernel_lock_upgrade(void)
 {
     unsigned core = lock_env_core_id();
 
-    if (fine_cores[core].side != FINE_READ) {
+    if (!brlock_read_held_as(fine_cores[core].reader)) {
         return false;
     }
     debug_check_none_held(core, "kernel_lock_upgrade: object locks held");

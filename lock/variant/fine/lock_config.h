@@ -32,16 +32,21 @@ struct object_lock {
 /* Object locks a core may hold at once, for the DEBUG bookkeeping. */
 #define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
 
+/*
+ * Whether a core holds the write side.  The read side needs no mark of its
+ * own: the core's reader flag says it (brlock_read_held_as()), so the
+ * inline read side writes nothing but the flag.
+ */
 enum fine_side {
-    FINE_OUT,       /* not in the kernel lock */
-    FINE_READ,
+    FINE_OUT,       /* not on the write side: on the read side if the reader flag is up, else out */
     FINE_WRITE,
 };
 
 /*
- * Per-core state, written only by its core; lock_core_data() of the core,
- * so the inline read side finds it, and through it its reader flag, with
- * one load each.
+ * Per-core state, written only by its core.  The inline read side needs
+ * only the core's reader flag, which is lock_core_data() of the core (one
+ * load finds it); this is found by the core number, on the write side and
+ * by the DEBUG checks.
  */
 struct fine_core {
     _Alignas(LOCK_CACHE_LINE) enum fine_side side;
@@ -69,14 +74,13 @@ void fine_debug_note_release(unsigned core, const struct object_lock *l);
 
 static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
-    struct fine_core *fc = lock_env_core_data();
+    struct brlock_reader *r = lock_env_core_data();
     uint64_t t0 = lockstats_now();
 
-    if (FINE_DEBUG && fc->side != FINE_OUT) {
+    if (FINE_DEBUG && (fine_cores[lock_env_core_id()].side != FINE_OUT || brlock_read_held_as(r))) {
         lock_panic("kernel_lock_acquire: core already holds the kernel lock");
     }
-    if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, fc->reader)) {
-        fc->side = FINE_READ;
+    if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, r)) {
         lockstats_acquired(lock_env_core_id(), t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
         return;
     }
@@ -85,15 +89,14 @@ static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    struct fine_core *fc = lock_env_core_data();
+    struct brlock_reader *r = lock_env_core_data();
 
-    if (FINE_DEBUG && fc->nheld != 0) {
+    if (FINE_DEBUG && fine_cores[lock_env_core_id()].nheld != 0) {
         lock_panic("kernel_lock_release: object locks still held");
     }
-    if (__builtin_expect(fc->side == FINE_READ, 1)) {
-        fc->side = FINE_OUT;
+    if (__builtin_expect(brlock_read_held_as(r), 1)) {
         lockstats_released(lock_env_core_id(), BRLOCK_READ_UNLOCK_BARRIERS);
-        brlock_read_unlock_as(fc->reader);
+        brlock_read_unlock_as(r);
         return;
     }
     fine_release_write(lock_env_core_id());
