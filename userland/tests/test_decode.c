@@ -28,19 +28,30 @@ static void replace_own_cspace(void *arg)
     own_done = 1;
 }
 
-TEST(decode_set_space_keeps_cspace)
+/*
+ * A thread t whose CSpace is c, holding its own TCB, its VSpace and a cap to `other` (the new
+ * CSpace of the calls below).  c's cap in the root CNode is kept.
+ */
+static bool make_own_space_thread(struct thread *t, cptr_t *c, cptr_t *other)
 {
-    cptr_t c = obj_new(OBJ_CNODE, OWN_RADIX), other = obj_new(OBJ_CNODE, OWN_RADIX);
-    struct thread t;
-    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = c,
+    *c = obj_new(OBJ_CNODE, OWN_RADIX);
+    *other = obj_new(OBJ_CNODE, OWN_RADIX);
+    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = *c,
                              .cspace_data = WORD_BITS - OWN_RADIX, .self_in_cspace = OWN_SELF };
 
-    CHECK(c && other);
     own_status = own_after = own_done = 0;
-    CHECK_OK(thread_create_space(&t, &o));
-    CHECK_OK(cnode_copy(c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t.vspace, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, other, ROOT_DEPTH, RIGHTS_ALL));
+    return *c && *other && thread_create_space(t, &o) == E_OK &&
+           cnode_copy(*c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t->tcb, ROOT_DEPTH, RIGHTS_ALL) == E_OK &&
+           cnode_copy(*c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t->vspace, ROOT_DEPTH, RIGHTS_ALL) == E_OK &&
+           cnode_copy(*c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, *other, ROOT_DEPTH, RIGHTS_ALL) == E_OK;
+}
+
+TEST(decode_set_space_keeps_cspace)
+{
+    cptr_t c, other;
+    struct thread t;
+
+    CHECK(make_own_space_thread(&t, &c, &other));
     /* Now the thread's CSpace slot holds the only cap to c. */
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, c, ROOT_DEPTH));
     CHECK_OK(thread_start(&t, replace_own_cspace, NULL));
@@ -63,17 +74,10 @@ static void switch_own_cspace(void *arg)
 
 TEST(decode_set_space_own_cspace_kept_elsewhere)
 {
-    cptr_t c = obj_new(OBJ_CNODE, OWN_RADIX), other = obj_new(OBJ_CNODE, OWN_RADIX);
+    cptr_t c, other;
     struct thread t;
-    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = c,
-                             .cspace_data = WORD_BITS - OWN_RADIX, .self_in_cspace = OWN_SELF };
 
-    CHECK(c && other);
-    own_status = own_after = own_done = 0;
-    CHECK_OK(thread_create_space(&t, &o));
-    CHECK_OK(cnode_copy(c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t.vspace, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, other, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK(make_own_space_thread(&t, &c, &other));
     CHECK_OK(cnode_copy(other, NEW_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
     /* The root task keeps its cap to c: the thread's is not the last. */
     CHECK_OK(thread_start(&t, switch_own_cspace, NULL));

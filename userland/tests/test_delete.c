@@ -340,35 +340,54 @@ static void run_own_killer(cptr_t r, word_t r_data, cptr_t go, cptr_t go_in_r, c
     CHECK_EQ(vanish_returned, 0);
 }
 
+/* What both tests below make in an arena of their own: R, the target, the new CSpace and `go`. */
+struct vanish_objects {
+    struct arena arena;
+    struct slot_mark made;      /* the root CNode's slots before: slot_restore() empties the rest */
+    cptr_t r, target, other, go;
+};
+
+static bool vanish_begin(struct vanish_objects *v)
+{
+    if (arena_begin(&v->arena, 20) != E_OK)
+        return false;
+    slot_checkpoint(&v->made);
+    v->r = obj_new(OBJ_CNODE, VANISH_RADIX);
+    v->target = obj_new(OBJ_TCB, 0);
+    v->other = obj_new(OBJ_CNODE, 1);
+    v->go = ntfn_new();
+    return v->r && v->target && v->other && v->go;
+}
+
+/* The kernel's invariants hold, and nothing made is left once the caps the test holds go. */
+static void vanish_end(struct vanish_objects *v)
+{
+    CHECK_OK(sys_debug_check());
+    slot_restore(&v->made);
+    CHECK(arena_emptied(&v->arena));
+    arena_end(&v->arena);
+}
+
 /* Everything in R, the invoked TCB cap too: the call sets and inserts nothing. */
 TEST(delete_set_space_sources_vanish)
 {
-    struct arena a;
-    struct slot_mark made;
+    static struct vanish_objects v;
 
-    CHECK_OK(arena_begin(&a, 20));
-    slot_checkpoint(&made);
-    cptr_t r = obj_new(OBJ_CNODE, VANISH_RADIX), target = obj_new(OBJ_TCB, 0);
-    cptr_t other = obj_new(OBJ_CNODE, 1), go = ntfn_new();
-    CHECK(r && target && other && go);
+    CHECK(vanish_begin(&v));
     /* R resolves the whole word: slot n is cptr n. */
     vanish_invoked = 1;
     vanish_vspace = 2;
     vanish_cnode = 3;
-    CHECK_OK(cnode_copy(r, vanish_invoked, VANISH_RADIX, ROOT, target, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, vanish_vspace, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, vanish_cnode, VANISH_RADIX, ROOT, other, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, VANISH_GO, VANISH_RADIX, ROOT, go, ROOT_DEPTH, RIGHTS_ALL));
-    run_own_killer(r, WORD_BITS - VANISH_RADIX, go, VANISH_GO, target);
+    CHECK_OK(cnode_copy(v.r, vanish_invoked, VANISH_RADIX, ROOT, v.target, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, vanish_vspace, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, vanish_cnode, VANISH_RADIX, ROOT, v.other, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, VANISH_GO, VANISH_RADIX, ROOT, v.go, ROOT_DEPTH, RIGHTS_ALL));
+    run_own_killer(v.r, WORD_BITS - VANISH_RADIX, v.go, VANISH_GO, v.target);
     if (test_failed())
         return;
-    /* The target has no CSpace (Resume needs one), and the kernel's invariants hold. */
-    CHECK_ST(tcb_resume(target), E_ILLEGAL_OPERATION);
-    CHECK_OK(sys_debug_check());
-    /* Nothing made here is left once the caps the test holds are deleted. */
-    slot_restore(&made);
-    CHECK(arena_emptied(&a));
-    arena_end(&a);
+    /* The target has no CSpace: Resume needs one. */
+    CHECK_ST(tcb_resume(v.target), E_ILLEGAL_OPERATION);
+    vanish_end(&v);
 }
 
 /*
@@ -380,36 +399,28 @@ TEST(delete_set_space_sources_vanish)
 
 TEST(delete_set_space_some_sources_vanish)
 {
-    struct arena a;
-    struct slot_mark made;
+    static struct vanish_objects v;
 
-    CHECK_OK(arena_begin(&a, 20));
-    slot_checkpoint(&made);
-    cptr_t r = obj_new(OBJ_CNODE, VANISH_RADIX), q = obj_new(OBJ_CNODE, 1);
-    cptr_t target = obj_new(OBJ_TCB, 0), other = obj_new(OBJ_CNODE, 1), go = ntfn_new();
-    CHECK(r && q && target && other && go);
+    CHECK(vanish_begin(&v));
+    cptr_t q = obj_new(OBJ_CNODE, 1), probe = slot_alloc();
+    CHECK(q && probe);
     vanish_invoked = Q_IN_R << 1 | 0;
     vanish_cnode = Q_IN_R << 1 | 1;
     vanish_vspace = 2 << 1;
-    CHECK_OK(cnode_copy(q, 0, 1, ROOT, target, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(q, 1, 1, ROOT, other, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, Q_IN_R, VANISH_RADIX, ROOT, q, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, 2, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(r, VANISH_GO, VANISH_RADIX, ROOT, go, ROOT_DEPTH, RIGHTS_ALL));
-    run_own_killer(r, WORD_BITS - VANISH_RADIX - 1, go, VANISH_GO << 1, target);
+    CHECK_OK(cnode_copy(q, 0, 1, ROOT, v.target, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(q, 1, 1, ROOT, v.other, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, Q_IN_R, VANISH_RADIX, ROOT, q, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, 2, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, VANISH_GO, VANISH_RADIX, ROOT, v.go, ROOT_DEPTH, RIGHTS_ALL));
+    run_own_killer(v.r, WORD_BITS - VANISH_RADIX - 1, v.go, VANISH_GO << 1, v.target);
     if (test_failed())
         return;
     /* Q and its caps are still there; the target has the new CSpace (Resume accepts it). */
-    cptr_t probe = slot_alloc();
-    CHECK(probe);
     CHECK_OK(cnode_copy(ROOT, probe, ROOT_DEPTH, q, 1, 1, RIGHTS_ALL));
     /* Priority 0, below this thread on its core: resumed, it does not run before the Suspend. */
-    CHECK_OK(tcb_resume(target));
-    CHECK_OK(tcb_suspend(target));
-    CHECK_OK(sys_debug_check());
-    slot_restore(&made);
-    CHECK(arena_emptied(&a));
-    arena_end(&a);
+    CHECK_OK(tcb_resume(v.target));
+    CHECK_OK(tcb_suspend(v.target));
+    vanish_end(&v);
 }
 
 /*
@@ -437,33 +448,49 @@ static void delete_x_in_y(void *arg)
     deleter_done = 1;
 }
 
+/*
+ * Begin the arena `a` and leave X's zombie in Y slot 0 (X's slot 0 holds a CNode of its own, so
+ * part of X is left), its walk abandoned: returns the suspended deleter, or NULL (test failed).
+ * The deleter is made outside the arena, which holds only what the walk deletes.
+ */
+static struct thread *stop_walk_in_y(struct zombie_maker *z, struct arena *a)
+{
+    struct msg m = { 0 };
+    word_t unused;
+
+    deleter_status = deleter_done = 0;
+    struct thread *d = spawn_unstarted(TEST_PRIO - 10, 0, 0);
+    if (!d || arena_begin(a, 16) != E_OK)
+        return NULL;
+    cptr_t x = obj_new(OBJ_CNODE, 1), inner = obj_new(OBJ_CNODE, 1);
+    z->y = obj_new(OBJ_CNODE, 1);
+    z->ep = ep_new();
+    if (!x || !inner || !z->y || !z->ep || cnode_move(x, 0, 1, ROOT, inner, ROOT_DEPTH) != E_OK ||
+        cnode_move(z->y, 0, 1, ROOT, x, ROOT_DEPTH) != E_OK || thread_start(d, delete_x_in_y, z) != E_OK) {
+        test_fail(__FILE__, __LINE__, "setting up the containers or the deleter failed");
+        return NULL;
+    }
+    /* Runs the deleter; the endpoint's deletion cancels this Recv, which then finds no cap. */
+    word_t st = sys_recv(z->ep, &m);
+    tcb_suspend(d->tcb);
+    sys_debug_preempt(0, &unused);
+    if (st != E_FAILED_LOOKUP || deleter_done) {
+        test_fail(__FILE__, __LINE__, "the walk did not stop at its first step: Recv %s, deleter %s",
+                  status_name(st), deleter_done ? "done" : "stopped");
+        return NULL;
+    }
+    return d;
+}
+
 TEST(delete_zombie_left_by_stopped_walk)
 {
     static struct zombie_maker z;
     struct arena a;
-    struct msg m = { 0 };
+    struct thread *d = stop_walk_in_y(&z, &a);
 
-    /* The deleter is made outside the arena, which holds only what the walk deletes. */
-    deleter_status = deleter_done = 0;
-    struct thread *d = spawn_unstarted(TEST_PRIO - 10, 0, 0);
     CHECK(d);
-    CHECK_OK(arena_begin(&a, 16));
-    cptr_t x = obj_new(OBJ_CNODE, 1), inner = obj_new(OBJ_CNODE, 1);
-    z.y = obj_new(OBJ_CNODE, 1);
-    z.ep = ep_new();
     cptr_t tcb = obj_new(OBJ_TCB, 0), moved = slot_alloc(), probe = slot_alloc();
-    CHECK(x && inner && z.y && z.ep && tcb && moved && probe);
-    /* X's slot 0 holds a CNode of its own, so a part of X is left when the walk stops. */
-    CHECK_OK(cnode_move(x, 0, 1, ROOT, inner, ROOT_DEPTH));
-    CHECK_OK(cnode_move(z.y, 0, 1, ROOT, x, ROOT_DEPTH));
-    CHECK_OK(thread_start(d, delete_x_in_y, &z));
-    /* Runs the deleter; the endpoint's deletion cancels this Recv, which then finds no cap. */
-    CHECK_ST(sys_recv(z.ep, &m), E_FAILED_LOOKUP);
-    CHECK_OK(tcb_suspend(d->tcb));
-    CHECK_EQ(deleter_done, 0);
-    word_t unused;
-    sys_debug_preempt(0, &unused);
-
+    CHECK(tcb && moved && probe);
     /* Y slot 0 is X's zombie: a lookup through it fails, Copy and Mint refuse it. */
     CHECK_ST(cnode_copy(ROOT, probe, ROOT_DEPTH, z.y, 0, 2, RIGHTS_ALL), E_FAILED_LOOKUP);
     CHECK_ST(cnode_copy(ROOT, probe, ROOT_DEPTH, z.y, 0, 1, RIGHTS_ALL), E_ILLEGAL_OPERATION);
@@ -497,24 +524,8 @@ TEST(delete_zombie_taken_over_by_outer_delete)
 {
     static struct zombie_maker z;
     struct arena a;
-    struct msg m = { 0 };
 
-    deleter_status = deleter_done = 0;
-    struct thread *d = spawn_unstarted(TEST_PRIO - 10, 0, 0);
-    CHECK(d);
-    CHECK_OK(arena_begin(&a, 16));
-    cptr_t x = obj_new(OBJ_CNODE, 1), inner = obj_new(OBJ_CNODE, 1);
-    z.y = obj_new(OBJ_CNODE, 1);
-    z.ep = ep_new();
-    CHECK(x && inner && z.y && z.ep);
-    CHECK_OK(cnode_move(x, 0, 1, ROOT, inner, ROOT_DEPTH));
-    CHECK_OK(cnode_move(z.y, 0, 1, ROOT, x, ROOT_DEPTH));
-    CHECK_OK(thread_start(d, delete_x_in_y, &z));
-    CHECK_ST(sys_recv(z.ep, &m), E_FAILED_LOOKUP);
-    CHECK_OK(tcb_suspend(d->tcb));
-    word_t unused;
-    sys_debug_preempt(0, &unused);
-    CHECK_EQ(deleter_done, 0);
+    CHECK(stop_walk_in_y(&z, &a));
     /* Y's last cap goes: the walk meets X's zombie in Y and finishes it, preempted on the way. */
     word_t before = preempt_arm(2);
     CHECK_OK(cnode_delete(ROOT, z.y, ROOT_DEPTH));
