@@ -27,21 +27,4 @@ enum progress cte_delete(struct cte *slot);
 /* Delete every descendant of slot; may be preempted. */
 enum progress cte_revoke(struct cte *slot);
 
-/*
- * What deleting a slot would clear now, found without changing anything,
- * for decoders that must keep some slots (TCB SetSpace, Configure,
- * SetIPCBuffer).  clears_watched: one of the nwatch slots in watch[] would
- * be emptied.  too_deep: the containers to be emptied nest deeper than the
- * scan looks (delete.c), so it cannot tell.  Both accumulate over several
- * scans of the same struct.
- */
-struct delete_scan {
-    const struct cte *const *watch;
-    unsigned nwatch;
-    bool too_deep;
-    bool clears_watched;
-};
-
-void delete_scan(const struct cte *slot, struct delete_scan *scan);
-
 #endif

@@ -234,13 +234,16 @@ static enum status decode_copy_registers(struct invocation *inv, struct tcb_args
 }
 
 /*
- * Replace the target's slots: delete the old caps (each may be its
- * object's last and take long: preempted, the call restarts, decodes
- * again and finds them gone), then insert children of the sources.  The
- * decoder made sure the deletions empty none of the sources; should one
- * still have gone (a cap that became final during the deletion, which
- * delete_scan() cannot foresee: docs/kernel.md, "Deleting containers:
- * zombies"), stop as preempted and let the restarted decode report it.
+ * Replace the target's slots as seL4's ThreadControl does: delete each
+ * old cap (each may be its object's last and take long: preempted, the
+ * call restarts, decodes again and finds the old slots empty or holding
+ * the zombie it continues), then insert a child of each source that still
+ * holds a cap to the same object.  A deletion can reach a source or the
+ * invoked TCB cap only through a container whose last cap it deletes
+ * (docs/kernel.md, "Replacing a thread's caps"): a source that went leaves
+ * its slot empty, and an invoked cap that went (the thread may be gone
+ * with it) ends the call after the deletions.  Either way the call has
+ * done what it can and cannot fail.
  */
 static enum progress invoke_set_space(const struct tcb_space_args *a)
 {
@@ -251,11 +254,7 @@ static enum progress invoke_set_space(const struct tcb_space_args *a)
             return PROGRESS_PREEMPTED;
     }
     if (a->invoked->cap.type != CAP_TCB || a->invoked->cap.obj != t)
-        return PROGRESS_PREEMPTED;
-    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
-        if (a->src[i] && !cap_same_object(&a->src[i]->cap, &a->cap[i]))
-            return PROGRESS_PREEMPTED;
-    }
+        return PROGRESS_DONE;
     if (a->set_space) {
         sync_registers(t);
         t->fault_endpoint = a->fault_endpoint;
@@ -263,38 +262,25 @@ static enum progress invoke_set_space(const struct tcb_space_args *a)
     if (a->set_buffer)
         t->ipc_buffer_vaddr = a->buffer_vaddr;
     for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
-        if (a->src[i])
+        if (a->src[i] && cap_same_object(&a->src[i]->cap, &a->cap[i]))
             cte_insert_child(a->src[i], &t->slots[i], a->cap[i]);
     }
     return PROGRESS_DONE;
 }
 
 /*
- * The checks SetSpace, Configure and SetIPCBuffer share once their caps
- * are decoded: the old caps can be deleted (not nested too deep), and
- * deleting them leaves the invoked TCB cap (so the thread survives) and
- * every source cap in place: they may all live in a CNode whose last cap
- * is the one being replaced, typically a thread replacing its own CSpace.
+ * The check SetSpace, Configure and SetIPCBuffer share once their caps are
+ * decoded.  A thread may not replace its own CSpace while its TCB slot
+ * holds the last cap to it: the deletion would empty the CSpace the call
+ * was looked up in, and a call preempted there could not be decoded again
+ * when it restarts (its lookups would meet the zombie).  Every other
+ * deletion leaves the caller's CSpace in place.
  */
 static enum status decode_space_deletions(struct invocation *inv, struct tcb_space_args *a)
 {
-    const struct cte *watched[TCB_SLOT_IPC_BUFFER + 2];
-    struct delete_scan scan = { .watch = watched, .nwatch = 0 };
-
     a->invoked = inv->slot;
-    watched[scan.nwatch++] = inv->slot;
-    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
-        if (a->src[i])
-            watched[scan.nwatch++] = a->src[i];
-    }
-    for (unsigned i = 0; i <= TCB_SLOT_IPC_BUFFER; i++) {
-        if (a->src[i])
-            delete_scan(&a->target->slots[i], &scan);
-    }
-    if (scan.too_deep)
-        return E_REVOKE_FIRST;
-    if (scan.clears_watched)
-        return inv_error(inv, E_INVALID_CAPABILITY, 0, 0);
+    if (a->set_space && a->target == inv->thread && cdt_is_final(&a->target->slots[TCB_SLOT_CSPACE]))
+        return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     /* A frame becomes the IPC buffer unmapped (the thread reaches it through its own mapping). */
     if (a->set_buffer) {
         struct cap *c = &a->cap[TCB_SLOT_IPC_BUFFER];

@@ -5,7 +5,11 @@
  */
 #include "test.h"
 
-/* ---- SetSpace of a thread on itself, from a CSpace that only its own TCB slot holds. */
+/*
+ * ---- SetSpace of a thread on itself, from a CSpace that only its own TCB slot holds: the
+ * deletion would empty the CSpace the call was looked up in (and a restart after a preemption
+ * could not look it up again), so the decoder refuses it and the thread keeps its CSpace.
+ */
 
 #define OWN_RADIX   4
 #define OWN_SELF    1   /* slots of the thread's own CNode */
@@ -24,24 +28,61 @@ static void replace_own_cspace(void *arg)
     own_done = 1;
 }
 
-TEST(decode_set_space_keeps_cspace)
+/*
+ * A thread t whose CSpace is c, holding its own TCB, its VSpace and a cap to `other` (the new
+ * CSpace of the calls below).  c's cap in the root CNode is kept.
+ */
+static bool make_own_space_thread(struct thread *t, cptr_t *c, cptr_t *other)
 {
-    cptr_t c = obj_new(OBJ_CNODE, OWN_RADIX), other = obj_new(OBJ_CNODE, OWN_RADIX);
-    struct thread t;
-    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = c,
+    *c = obj_new(OBJ_CNODE, OWN_RADIX);
+    *other = obj_new(OBJ_CNODE, OWN_RADIX);
+    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = *c,
                              .cspace_data = WORD_BITS - OWN_RADIX, .self_in_cspace = OWN_SELF };
 
-    CHECK(c && other);
     own_status = own_after = own_done = 0;
-    CHECK_OK(thread_create_space(&t, &o));
-    CHECK_OK(cnode_copy(c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t.vspace, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, other, ROOT_DEPTH, RIGHTS_ALL));
+    return *c && *other && thread_create_space(t, &o) == E_OK &&
+           cnode_copy(*c, OWN_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t->tcb, ROOT_DEPTH, RIGHTS_ALL) == E_OK &&
+           cnode_copy(*c, OWN_VSPACE, OWN_RADIX, ROOT_SLOT_CNODE, t->vspace, ROOT_DEPTH, RIGHTS_ALL) == E_OK &&
+           cnode_copy(*c, OWN_CNODE, OWN_RADIX, ROOT_SLOT_CNODE, *other, ROOT_DEPTH, RIGHTS_ALL) == E_OK;
+}
+
+TEST(decode_set_space_keeps_cspace)
+{
+    cptr_t c, other;
+    struct thread t;
+
+    CHECK(make_own_space_thread(&t, &c, &other));
     /* Now the thread's CSpace slot holds the only cap to c. */
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, c, ROOT_DEPTH));
     CHECK_OK(thread_start(&t, replace_own_cspace, NULL));
     CHECK(wait_eq(&own_done, 1, WAIT_ROUNDS));
-    CHECK_ST(own_status, E_INVALID_CAPABILITY);
+    CHECK_ST(own_status, E_ILLEGAL_OPERATION);
+    CHECK_ST(own_after, E_OK);
+}
+
+/* ---- The same call when another cap to the thread's CSpace is kept: allowed, and it switches. */
+
+#define NEW_SELF    5   /* its TCB cap in the new CSpace only */
+
+static void switch_own_cspace(void *arg)
+{
+    (void)arg;
+    own_status = tcb_set_space(OWN_SELF, 0, OWN_CNODE, WORD_BITS - OWN_RADIX, OWN_VSPACE);
+    own_after = tcb_set_name(NEW_SELF, "switched");
+    own_done = 1;
+}
+
+TEST(decode_set_space_own_cspace_kept_elsewhere)
+{
+    cptr_t c, other;
+    struct thread t;
+
+    CHECK(make_own_space_thread(&t, &c, &other));
+    CHECK_OK(cnode_copy(other, NEW_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
+    /* The root task keeps its cap to c: the thread's is not the last. */
+    CHECK_OK(thread_start(&t, switch_own_cspace, NULL));
+    CHECK(wait_eq(&own_done, 1, WAIT_ROUNDS));
+    CHECK_ST(own_status, E_OK);
     CHECK_ST(own_after, E_OK);
 }
 
