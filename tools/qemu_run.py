@@ -201,6 +201,36 @@ def hostfwd(forwards: list[tuple[int, int]]) -> str:
     return "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
 
 
+def listen_backlog_shim() -> Path | None:
+    """The LD_PRELOAD shim of tools/listen_backlog.c, built into build/host/ when it is older.
+
+    QEMU's user network listens on each host port forward with a backlog of 1; under a client
+    that opens many connections at once, the host kernel drops their handshakes and the client
+    waits tens of seconds for its retransmissions (tools/listen_backlog.c, docs/network.md).
+    None, with a note, when it cannot be built: the forwards then work, with that backlog.
+    """
+    source = REPO / "tools" / "listen_backlog.c"
+    shim = REPO / "build" / "host" / "listen_backlog.so"
+    if shim.exists() and shim.stat().st_mtime >= source.stat().st_mtime:
+        return shim
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        print("qemu_run: no C compiler for tools/listen_backlog.c: QEMU's port forwards keep "
+              "their backlog of 1 (clients opening many connections at once may stall)", file=sys.stderr)
+        return None
+    shim.parent.mkdir(parents=True, exist_ok=True)
+    partial = shim.with_suffix(f".{os.getpid()}.tmp")
+    built = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+                            str(partial), str(source), "-ldl"], capture_output=True, text=True)
+    if built.returncode != 0:
+        print(f"qemu_run: building tools/listen_backlog.c failed, QEMU's port forwards keep their "
+              f"backlog of 1:\n{built.stderr}", file=sys.stderr)
+        partial.unlink(missing_ok=True)
+        return None
+    partial.replace(shim)
+    return shim
+
+
 def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               cmdline: str, extra: list[str], iso: Path | None = None,
               uboot: Path | None = None, gdb: bool = False,
@@ -289,12 +319,19 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
+    env = None
+    if forwards:
+        shim = listen_backlog_shim()
+        if shim is not None:
+            env = dict(os.environ)
+            env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
+            print(f"qemu_run: net: port forwards listen with a full backlog ({shim.name})", flush=True)
     print("qemu_run: " + " ".join(argv), flush=True)
     log = open(args.log, "w") if args.log else None
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if uboot else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
     except OSError as err:
         print(f"qemu_run: cannot start QEMU: {err}", file=sys.stderr)
         return EXIT_NO_QEMU
