@@ -196,6 +196,18 @@ def port_forwards(host_ports: list[int]) -> list[tuple[int, int]]:
     return [(h, GUEST_PORT_BASE + i) for i, h in enumerate(host_ports)]
 
 
+def served_ports(cmdline: str, cpus: int) -> int:
+    """How many guest ports --net forwards by default: those the app serves.
+
+    The app `redis` serves one port in its default layout and one per core but the driver's
+    in layout=percore (one on one core); other apps get one per CPU.
+    """
+    words = dict(w.split("=", 1) for w in cmdline.split() if "=" in w)
+    if words.get("app") != "redis":
+        return cpus
+    return max(1, cpus - 1) if words.get("layout") == "percore" else 1
+
+
 def hostfwd(forwards: list[tuple[int, int]]) -> str:
     """QEMU user networking's port forwards, on 127.0.0.1 only."""
     return "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
@@ -304,7 +316,7 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         return EXIT_NO_QEMU
     forwards = None
     if args.net:
-        count = args.net_ports if args.net_ports is not None else args.cpus
+        count = args.net_ports if args.net_ports is not None else served_ports(args.cmdline, args.cpus)
         if not 1 <= count <= NET_PORTS_MAX:
             print(f"qemu_run: --net-ports must be 1..{NET_PORTS_MAX}", file=sys.stderr)
             return 2
@@ -433,7 +445,8 @@ def main() -> int:
                    help="give the guest a NIC on QEMU user networking (x86_64: e1000; arm-imx6: "
                    "the ENET), forwarding free host ports on 127.0.0.1 to guest ports 6379, 6380, ...")
     p.add_argument("--net-ports", type=int, default=None,
-                   help="how many ports --net forwards (default: one per CPU)")
+                   help="how many ports --net forwards (default: those the app serves: redis 1, "
+                        "or one per CPU but the driver's with layout=percore; other apps one per CPU)")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
     with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch:
         return run(p.parse_args(), Path(scratch))
