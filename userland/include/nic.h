@@ -41,7 +41,10 @@ struct nic {
 word_t nic_open(struct nic *nic);   /* find, map and start this board's NIC; E_OK or an error */
 bool nic_send(struct nic *nic, const void *frame, size_t len);   /* false when the TX ring is full */
 size_t nic_receive(struct nic *nic, void *buf, size_t size);     /* one frame; 0 when none waits */
-/* (nic_receive drops frames longer than size, and frames the NIC saw errors in.) */
+/*
+ * (nic_receive drops frames longer than size, and frames the NIC saw errors in.  Call it until it
+ * returns 0 before waiting for the next interrupt: a driver may keep the buffers it took until then.)
+ */
 void nic_interrupt_done(struct nic *nic);   /* after an interrupt: read/clear the cause, ack the IRQ handler */
 
 /*
