@@ -158,6 +158,7 @@ struct e1000 {
     unsigned rx_taken;              /* descriptors taken and not yet handed back (RDT) */
     unsigned tx_tail;               /* next descriptor to fill */
     unsigned tx_clean;              /* oldest descriptor not yet known to be sent */
+    uint64_t rx_overruns;           /* interrupts whose causes had RXO: frames dropped, no buffer */
 };
 
 static uint32_t reg_read(struct e1000 *e, unsigned reg)
@@ -455,8 +456,15 @@ static void e1000_interrupt_done(struct nic *nic)
 {
     struct e1000 *e = nic->driver;
     /* Reading ICR clears the causes and deasserts INTA; only then may the line be unmasked. */
-    (void)reg_read(e, REG_ICR);
+    uint32_t causes = reg_read(e, REG_ICR);
     irq_handler_ack(e->irq_handler);
+    if (causes & ICR_RXO)
+        e->rx_overruns++;
+}
+
+static uint64_t e1000_rx_overruns(struct nic *nic)
+{
+    return ((struct e1000 *)nic->driver)->rx_overruns;
 }
 
 static void e1000_close(struct nic *nic)
@@ -470,5 +478,6 @@ const struct nic_driver e1000_driver = {
     .send = e1000_send,
     .receive = e1000_receive,
     .interrupt_done = e1000_interrupt_done,
+    .rx_overruns = e1000_rx_overruns,
     .close = e1000_close,
 };

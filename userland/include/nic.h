@@ -46,6 +46,8 @@ size_t nic_receive(struct nic *nic, void *buf, size_t size);     /* one frame; 0
  * returns 0 before waiting for the next interrupt: a driver may keep the buffers it took until then.)
  */
 void nic_interrupt_done(struct nic *nic);   /* after an interrupt: read/clear the cause, ack the IRQ handler */
+/* Interrupts since nic_open that said the NIC dropped received frames for want of a buffer. */
+uint64_t nic_rx_overruns(struct nic *nic);
 
 /*
  * Stop the NIC (no more DMA, no more interrupts) and delete the caps

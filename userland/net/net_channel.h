@@ -38,6 +38,7 @@ struct net_channel {
     cptr_t driver;      /* the driver's notification, badged CHANNEL_TX_BADGE */
     word_t heap_vaddr;  /* memory for the instance's malloc, mapped in its space only */
     word_t heap_size;
+    uint64_t nic_rx_overruns;   /* the NIC's count (nic.h), copied by the driver before each wake */
     struct frame_ring rx;   /* driver -> instance */
     struct frame_ring tx;   /* instance -> driver */
 };
