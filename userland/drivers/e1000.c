@@ -32,9 +32,16 @@
  * not running (4 TCG vCPUs on a loaded host) filled the ring, and the flush
  * that followed dropped all but one of the queued frames: slirp resent them
  * 1.5 and 3 s later (measured: 6% of requests of one redis-benchmark -c 50
- * round).  So the ring has 256 descriptors, and taken descriptors go back
- * when the ring is found empty or RX_RETURN_BATCH are waiting, so that a
- * flush meets many free buffers.
+ * round).  So taken descriptors go back when the ring is found empty or
+ * RX_RETURN_BATCH are waiting, so that a flush meets many free buffers; and
+ * the ring has 512 descriptors: as many frames as slirp can have in flight
+ * towards the guest for 64 busy connections (a window of 8 segments each,
+ * lwipopts.h), more than the soak keeps open at once.  (1024 would cover all
+ * of lwIP's 128 connections, but its 2 MiB of buffers, taken again by each
+ * nic_open, do not fit twice in an in-guest test's 4 MiB.)  The descriptors
+ * must be physically contiguous
+ * (RDBAL, RDLEN): they are frames retyped one after another from an untyped
+ * of their size, which is one contiguous block.
  */
 #include <arch_user.h>
 #include <device.h>
@@ -100,7 +107,9 @@
 #define RX_EOP      (1u << 1)
 
 /* Descriptors per ring; a ring's bytes are a multiple of 128, as RDLEN and TDLEN need. */
-#define RX_RING_SIZE 256        /* 4096 bytes: one page, physically contiguous */
+#define RX_RING_SIZE 512        /* 8 KiB: RX_RING_PAGES pages, physically contiguous */
+#define RX_RING_PAGES (RX_RING_SIZE * 16 / PAGE_SIZE)
+#define RX_RING_BITS 13         /* log2 of the ring's bytes: the untyped it is retyped from */
 #define TX_RING_SIZE 32
 /* Taken receive descriptors handed back to the NIC with one RDT write, at most. */
 #define RX_RETURN_BATCH 32
@@ -132,8 +141,8 @@ struct tx_desc {
 };
 
 _Static_assert(sizeof(struct rx_desc) == 16 && sizeof(struct tx_desc) == 16, "descriptor layout");
-_Static_assert(RX_RING_SIZE * sizeof(struct rx_desc) <= PAGE_SIZE &&
-               TX_RING_SIZE * sizeof(struct tx_desc) <= PAGE_SIZE, "a ring fits its page");
+_Static_assert(RX_RING_SIZE * sizeof(struct rx_desc) == (1UL << RX_RING_BITS) &&
+               TX_RING_SIZE * sizeof(struct tx_desc) <= PAGE_SIZE, "each ring fits its memory");
 _Static_assert((RX_RING_SIZE * sizeof(struct rx_desc)) % 128 == 0 &&
                (TX_RING_SIZE * sizeof(struct tx_desc)) % 128 == 0, "ring lengths as RDLEN/TDLEN need");
 
@@ -150,7 +159,9 @@ struct e1000 {
     struct device_mapping regs;
     cptr_t irq_handler;
     cptr_t irq_badged;              /* nic->irq_notification minted with NIC_IRQ_BADGE */
-    cptr_t rx_ring_frame, tx_ring_frame;
+    cptr_t rx_ring_untyped;         /* the receive ring's memory, retyped into rx_ring_frames */
+    cptr_t rx_ring_frames[RX_RING_PAGES];
+    cptr_t tx_ring_frame;
     volatile struct rx_desc *rx;
     volatile struct tx_desc *tx;
     struct buffers rx_buf, tx_buf;
@@ -226,7 +237,9 @@ static void e1000_free(struct nic *nic, struct e1000 *e)
     slot_drop(&nic->irq_notification);
     buffers_free(&e->rx_buf);
     buffers_free(&e->tx_buf);
-    slot_drop(&e->rx_ring_frame);
+    for (unsigned p = 0; p < RX_RING_PAGES; p++)
+        slot_drop(&e->rx_ring_frames[p]);
+    slot_drop(&e->rx_ring_untyped);
     slot_drop(&e->tx_ring_frame);
     free(e);
     nic->driver = NULL;
@@ -295,11 +308,42 @@ static word_t ring_page_new(cptr_t *frame, void **vaddr, word_t *paddr)
     return st;
 }
 
+/*
+ * The receive ring: RX_RING_PAGES frames retyped in turn from one untyped of
+ * the ring's size, so physically contiguous (checked), mapped contiguously.
+ */
+static word_t rx_ring_new(struct e1000 *e, void **vaddr, word_t *paddr)
+{
+    word_t st = obj_alloc(OBJ_UNTYPED, RX_RING_BITS, &e->rx_ring_untyped);
+    *vaddr = (void *)vaddr_alloc(RX_RING_PAGES * PAGE_SIZE, PAGE_SIZE);
+    for (unsigned p = 0; st == E_OK && p < RX_RING_PAGES; p++) {
+        word_t page_paddr = 0;
+        cptr_t slot = slot_alloc();
+        if (!slot)
+            return E_NOT_ENOUGH_MEMORY;
+        st = untyped_retype(e->rx_ring_untyped, OBJ_FRAME, 0, ROOT_SLOT_CNODE, 0, 0, slot, 1);
+        if (st != E_OK) {
+            slot_free(slot);
+            return st;
+        }
+        e->rx_ring_frames[p] = slot;
+        st = map_frame(slot, ROOT_SLOT_VSPACE, (word_t)*vaddr + p * PAGE_SIZE,
+                       RIGHT_READ | RIGHT_WRITE, VM_EXECUTE_NEVER);
+        if (st == E_OK)
+            st = frame_get_address(slot, &page_paddr);
+        if (st == E_OK && p == 0)
+            *paddr = page_paddr;
+        if (st == E_OK && page_paddr != *paddr + p * PAGE_SIZE)
+            st = E_INVALID_ARGUMENT;    /* not contiguous: the ring would not be one block */
+    }
+    return st;
+}
+
 static word_t rings_setup(struct e1000 *e)
 {
-    word_t rx_paddr, tx_paddr;
+    word_t rx_paddr = 0, tx_paddr;
     void *rx_ring, *tx_ring;
-    word_t st = ring_page_new(&e->rx_ring_frame, &rx_ring, &rx_paddr);
+    word_t st = rx_ring_new(e, &rx_ring, &rx_paddr);
     if (st == E_OK)
         st = ring_page_new(&e->tx_ring_frame, &tx_ring, &tx_paddr);
     if (st == E_OK)

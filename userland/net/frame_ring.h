@@ -12,9 +12,9 @@
 #include <nic.h>
 
 /*
- * Frames a ring holds, as many as the NIC's receive ring (e1000.c): the
- * driver drains that ring in one go while the instance may not run, and a
- * full ring here drops the rest.  With 64, the handshakes and first requests
+ * Frames a ring holds: the driver drains the NIC's receive ring (512,
+ * e1000.c) in one go while the instance may not run, and a full ring here
+ * drops the rest.  With 64, the handshakes and first requests
  * of redis-benchmark's 50 connections opened at once (150 frames) lost
  * requests that slirp resent a second later.  Two rings of 256 take 776 KB
  * of the channel's large frame.

@@ -337,9 +337,9 @@ TEST(nic_arp_gateway)
               r.gw_mac[2], r.gw_mac[3], r.gw_mac[4], r.gw_mac[5], r.interrupts);
 }
 
-#define PINGS       256     /* 8 times round the e1000's 32-slot transmit ring, once round its receive ring */
+#define PINGS       256     /* 8 times round each 32-slot transmit ring */
 #define BURST_MAX   24      /* fits either ring (the smallest has 31 free slots) */
-#define OVERFLOW    512     /* twice the e1000's receive ring (256), 16 times the ENET's (32) */
+#define OVERFLOW    1024    /* twice the e1000's receive ring (512), 32 times the ENET's (32) */
 #define RX_FREE_MIN 31      /* free receive slots a ring has at least (the ENET's 32 - 1) */
 #define MARKERS     8
 #define SEQS        (OVERFLOW + MARKERS)    /* sequence numbers in use, at most */
