@@ -52,9 +52,9 @@ from records import PREFIX
 from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Server, flood, ycsb
 
 # The soak runs only when asked for, with its length: REDIS_SOAK_SECONDS=600 for the 10
-# minutes.  It is not part of a plain `make test` while a redis-benchmark connection can still
-# stall until it is reset (docs/network.md, "The soak test"): a gate that fails at random would
-# stop every change, and a passing run would say nothing about the stall.
+# minutes.  The redis-benchmark stalls are fixed (docs/network.md, "The stalls"), but 2 of 5 runs
+# after the fix ended with one YCSB request unanswered for Jedis's 10 s, cause not found
+# (docs/network.md, "The soak test"): a gate that fails at random would stop every change.
 SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "0"))
 ARCH, LOCK, CPUS = "x86_64", "fine", 4
 # Seconds between the monitor's INFO samples.
@@ -461,9 +461,9 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
     return len(acked.strings) + len(acked.fields) + 1, wrong
 
 
-@pytest.mark.skipif(SOAK_SECONDS <= 0, reason="the soak is opt-in: REDIS_SOAK_SECONDS=600 runs it; 3 of "
-                    "5 runs of 600 s on 2026-11-25 met a stalled redis-benchmark connection "
-                    "(docs/network.md, The soak test)")
+@pytest.mark.skipif(SOAK_SECONDS <= 0, reason="the soak is opt-in: REDIS_SOAK_SECONDS=600 runs it; 2 of "
+                    "5 runs of 600 s after the stall fixes (2026-11-25) ended with one YCSB request "
+                    "unanswered for 10 s (docs/network.md, The soak test)")
 @pytest.mark.skipif(not LWIP_PRESENT, reason="lwIP's source could not be fetched into .deps/lwip "
                     "(tools/ensure_deps.sh says why)")
 @pytest.mark.skipif(shutil.which("redis-benchmark") is None,
@@ -526,7 +526,8 @@ def test_soak_mixed_load(capsys):
                 print(f"soak: {label}: connected_clients {state['connected_clients']}, tcp_pcbs "
                       f"{state['tcp_pcbs']} (+{state['tcp_pcbs_time_wait']} TIME-WAIT), lwIP heap "
                       f"{state['stack_heap_used']}, frames dropped with the receive pool empty "
-                      f"{state['rx_pool_empty']}; DEBUG CHECK {checked!r}")
+                      f"{state['rx_pool_empty']}, NIC overrun interrupts "
+                      f"{state.get('nic_rx_overruns', '?')}; DEBUG CHECK {checked!r}")
 
         assert all(load.finished for load in loads.values())
         for load in loads.values():

@@ -196,9 +196,51 @@ def port_forwards(host_ports: list[int]) -> list[tuple[int, int]]:
     return [(h, GUEST_PORT_BASE + i) for i, h in enumerate(host_ports)]
 
 
+def served_ports(cmdline: str, cpus: int) -> int:
+    """How many guest ports --net forwards by default: those the app serves.
+
+    The app `redis` serves one port in its default layout and one per core but the driver's
+    in layout=percore (one on one core); other apps get one per CPU.
+    """
+    words = dict(w.split("=", 1) for w in cmdline.split() if "=" in w)
+    if words.get("app") != "redis":
+        return cpus
+    return max(1, cpus - 1) if words.get("layout") == "percore" else 1
+
+
 def hostfwd(forwards: list[tuple[int, int]]) -> str:
     """QEMU user networking's port forwards, on 127.0.0.1 only."""
     return "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
+
+
+def listen_backlog_shim() -> Path | None:
+    """The LD_PRELOAD shim of tools/listen_backlog.c, built into build/host/ when it is older.
+
+    QEMU's user network listens on each host port forward with a backlog of 1; under a client
+    that opens many connections at once, the host kernel drops their handshakes and the client
+    waits tens of seconds for its retransmissions (tools/listen_backlog.c, docs/network.md).
+    None, with a note, when it cannot be built: the forwards then work, with that backlog.
+    """
+    source = REPO / "tools" / "listen_backlog.c"
+    shim = REPO / "build" / "host" / "listen_backlog.so"
+    if shim.exists() and shim.stat().st_mtime >= source.stat().st_mtime:
+        return shim
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        print("qemu_run: no C compiler for tools/listen_backlog.c: QEMU's port forwards keep "
+              "their backlog of 1 (clients opening many connections at once may stall)", file=sys.stderr)
+        return None
+    shim.parent.mkdir(parents=True, exist_ok=True)
+    partial = shim.with_suffix(f".{os.getpid()}.tmp")
+    built = subprocess.run([cc, "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+                            str(partial), str(source), "-ldl"], capture_output=True, text=True)
+    if built.returncode != 0:
+        print(f"qemu_run: building tools/listen_backlog.c failed, QEMU's port forwards keep their "
+              f"backlog of 1:\n{built.stderr}", file=sys.stderr)
+        partial.unlink(missing_ok=True)
+        return None
+    partial.replace(shim)
+    return shim
 
 
 def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
@@ -274,7 +316,7 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         return EXIT_NO_QEMU
     forwards = None
     if args.net:
-        count = args.net_ports if args.net_ports is not None else args.cpus
+        count = args.net_ports if args.net_ports is not None else served_ports(args.cmdline, args.cpus)
         if not 1 <= count <= NET_PORTS_MAX:
             print(f"qemu_run: --net-ports must be 1..{NET_PORTS_MAX}", file=sys.stderr)
             return 2
@@ -289,12 +331,19 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
+    env = None
+    if forwards:
+        shim = listen_backlog_shim()
+        if shim is not None:
+            env = dict(os.environ)
+            env["LD_PRELOAD"] = " ".join(p for p in (str(shim), env.get("LD_PRELOAD", "")) if p)
+            print(f"qemu_run: net: port forwards listen with a full backlog ({shim.name})", flush=True)
     print("qemu_run: " + " ".join(argv), flush=True)
     log = open(args.log, "w") if args.log else None
     try:
         proc = subprocess.Popen(argv, stdin=subprocess.PIPE if uboot else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+                                start_new_session=True, env=env)
     except OSError as err:
         print(f"qemu_run: cannot start QEMU: {err}", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -396,7 +445,8 @@ def main() -> int:
                    help="give the guest a NIC on QEMU user networking (x86_64: e1000; arm-imx6: "
                    "the ENET), forwarding free host ports on 127.0.0.1 to guest ports 6379, 6380, ...")
     p.add_argument("--net-ports", type=int, default=None,
-                   help="how many ports --net forwards (default: one per CPU)")
+                   help="how many ports --net forwards (default: those the app serves: redis 1, "
+                        "or one per CPU but the driver's with layout=percore; other apps one per CPU)")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
     with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch:
         return run(p.parse_args(), Path(scratch))

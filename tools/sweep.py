@@ -12,10 +12,12 @@ See docs/results.md.
     python3 tools/sweep.py --locks bkl,fine --cpus 1,2 --delays 0,2000,4000
     python3 tools/sweep.py --resume 20240101-120000
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1,2,4
+    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 2,4 --redis-layout percore
 
 The Redis benchmark (`redis`) boots the app `redis` with a NIC and drives it
 from the host through tools/redis_run.py (redis-benchmark on every served
-port at once, between two DEBUG KSTATS marks); its figures come from
+port at once, one client per instance, between two DEBUG KSTATS marks; `--redis-layout percore`
+boots the papers' layout, one instance per further core); its figures come from
 tools/redis_figures.py.  A boot whose guest has no Redis server (no lwIP
 in the build) is reported as skipped with the guest's reason, not as failed.
 """
@@ -82,6 +84,10 @@ class Plan:
     redis_requests: int = 2000
     redis_clients: int = 10
     redis_records: int = 32000
+    # The app's layout (docs/network.md): "single", one instance on core 0, or
+    # "percore", the papers' layout, one instance per further core, all driven
+    # at once, one client per instance.
+    redis_layout: str = "single"
 
 
 @dataclass(frozen=True)
@@ -444,8 +450,11 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
             out(unit_notice(state.accel, state.icount))
         log = logs / (job.id.replace("/", "_").replace("=", "") + ".log")
         unsafe = variables["UNSAFE"] == "1"
+        extra = plan.args
+        if job.bench == "redis":
+            extra = " ".join(w for w in (plan.args, f"layout={plan.redis_layout}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
-                           unsafe, plan.timeout, job.cmdline(plan.args), log)
+                           unsafe, plan.timeout, job.cmdline(extra), log)
         if job.bench in NETWORKED:
             cmd = redis_command(repo, cmd, plan, plan.timeout)
         start = time.monotonic()
@@ -524,6 +533,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
                    help="redis with ycsb: records per server (default 32000, as in the papers)")
+    p.add_argument("--redis-layout", choices=["single", "percore"],
+                   help="redis: one instance on core 0 (single, the default) or one per further "
+                        "core, each with its own client, started together (percore)")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,
@@ -543,7 +555,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
                  "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients",
-                 "redis_client", "redis_records"):
+                 "redis_client", "redis_records", "redis_layout"):
         value = getattr(args, name)
         if value is not None:
             setattr(plan, name, value)

@@ -16,11 +16,32 @@
  *
  * Receive ring: the NIC owns descriptors RDH .. RDT-1 and writes back DD
  * (descriptor done) into each it fills; software takes them in order from
- * rx_next and gives each back by moving RDT onto it.  Transmit ring:
+ * rx_next and gives them back by moving RDT onto the last one taken, in
+ * batches (below).  Transmit ring:
  * software fills at tx_tail and moves TDT past it; a descriptor is free
  * again when the NIC has set DD in it (RS asks for that write-back).
  * tx_clean follows behind, reclaiming them.  One slot stays empty, so that
  * head == tail means empty.
+ *
+ * Why the receive ring is large and refilled in batches: QEMU's e1000 model
+ * (hw/net/e1000.c, QEMU 7.2) holds frames in its queue while RDH == RDT (no
+ * buffer), and on the next RDT write that leaves any buffer free it flushes
+ * the whole queue into the ring at once; every frame beyond the free buffers
+ * is then dropped (a receiver overrun, ICR.RXO), not kept.  With a ring of 32
+ * refilled one descriptor per RDT write, a burst while the driver's core was
+ * not running (4 TCG vCPUs on a loaded host) filled the ring, and the flush
+ * that followed dropped all but one of the queued frames: slirp resent them
+ * 1.5 and 3 s later (measured: 6% of requests of one redis-benchmark -c 50
+ * round).  So taken descriptors go back when the ring is found empty or
+ * RX_RETURN_BATCH are waiting, so that a flush meets many free buffers; and
+ * the ring has 512 descriptors: as many frames as slirp can have in flight
+ * towards the guest for 64 busy connections (a window of 8 segments each,
+ * lwipopts.h), more than the soak keeps open at once.  (1024 would cover all
+ * of lwIP's 128 connections, but its 2 MiB of buffers, taken again by each
+ * nic_open, do not fit twice in an in-guest test's 4 MiB.)  The descriptors
+ * must be physically contiguous
+ * (RDBAL, RDLEN): they are frames retyped one after another from an untyped
+ * of their size, which is one contiguous block.
  */
 #include <arch_user.h>
 #include <device.h>
@@ -85,10 +106,17 @@
 #define DESC_DD     (1u << 0)
 #define RX_EOP      (1u << 1)
 
-#define RING_SIZE   32          /* descriptors per ring: 512 bytes, a multiple of 128 as RDLEN needs */
+/* Descriptors per ring; a ring's bytes are a multiple of 128, as RDLEN and TDLEN need. */
+#define RX_RING_SIZE 512        /* 8 KiB: RX_RING_PAGES pages, physically contiguous */
+#define RX_RING_PAGES (RX_RING_SIZE * 16 / PAGE_SIZE)
+#define RX_RING_BITS 13         /* log2 of the ring's bytes: the untyped it is retyped from */
+#define TX_RING_SIZE 32
+/* Taken receive descriptors handed back to the NIC with one RDT write, at most. */
+#define RX_RETURN_BATCH 32
 #define BUF_SIZE    2048
 #define BUFS_PER_PAGE (PAGE_SIZE / BUF_SIZE)
-#define BUF_PAGES   (RING_SIZE / BUFS_PER_PAGE)
+#define RX_BUF_PAGES (RX_RING_SIZE / BUFS_PER_PAGE)
+#define TX_BUF_PAGES (TX_RING_SIZE / BUFS_PER_PAGE)
 
 /* Resetting takes about a microsecond; polls with a yield between, bounded. */
 #define RESET_POLLS 100000
@@ -113,14 +141,16 @@ struct tx_desc {
 };
 
 _Static_assert(sizeof(struct rx_desc) == 16 && sizeof(struct tx_desc) == 16, "descriptor layout");
-
-/* The page holding both rings: RX at offset 0, TX at RING_OFFSET_TX. */
-#define RING_OFFSET_TX 2048
+_Static_assert(RX_RING_SIZE * sizeof(struct rx_desc) == (1UL << RX_RING_BITS) &&
+               TX_RING_SIZE * sizeof(struct tx_desc) <= PAGE_SIZE, "each ring fits its memory");
+_Static_assert((RX_RING_SIZE * sizeof(struct rx_desc)) % 128 == 0 &&
+               (TX_RING_SIZE * sizeof(struct tx_desc)) % 128 == 0, "ring lengths as RDLEN/TDLEN need");
 
 struct buffers {
-    cptr_t frames[BUF_PAGES];
-    uint8_t *vaddr;                 /* BUF_PAGES pages, contiguous in our space */
-    uint64_t paddr[RING_SIZE];      /* each buffer's physical address */
+    cptr_t frames[RX_BUF_PAGES];
+    unsigned pages;
+    uint8_t *vaddr;                 /* `pages` pages, contiguous in our space */
+    uint64_t paddr[RX_RING_SIZE];   /* each buffer's physical address */
 };
 
 struct e1000 {
@@ -129,13 +159,17 @@ struct e1000 {
     struct device_mapping regs;
     cptr_t irq_handler;
     cptr_t irq_badged;              /* nic->irq_notification minted with NIC_IRQ_BADGE */
-    cptr_t ring_frame;
+    cptr_t rx_ring_untyped;         /* the receive ring's memory, retyped into rx_ring_frames */
+    cptr_t rx_ring_frames[RX_RING_PAGES];
+    cptr_t tx_ring_frame;
     volatile struct rx_desc *rx;
     volatile struct tx_desc *tx;
     struct buffers rx_buf, tx_buf;
     unsigned rx_next;               /* next descriptor to take from the NIC */
+    unsigned rx_taken;              /* descriptors taken and not yet handed back (RDT) */
     unsigned tx_tail;               /* next descriptor to fill */
     unsigned tx_clean;              /* oldest descriptor not yet known to be sent */
+    uint64_t rx_overruns;           /* interrupts whose causes had RXO: frames dropped, no buffer */
 };
 
 static uint32_t reg_read(struct e1000 *e, unsigned reg)
@@ -152,10 +186,11 @@ static void reg_write(struct e1000 *e, unsigned reg, uint32_t v)
  * Descriptor writes before the tail register write that hands them over,
  * and the NIC's DD write-back before the descriptor fields read after it.
  */
-static word_t buffers_new(struct buffers *b)
+static word_t buffers_new(struct buffers *b, unsigned pages)
 {
-    b->vaddr = (uint8_t *)vaddr_alloc(BUF_PAGES * PAGE_SIZE, PAGE_SIZE);
-    for (unsigned p = 0; p < BUF_PAGES; p++) {
+    b->pages = pages;
+    b->vaddr = (uint8_t *)vaddr_alloc(pages * PAGE_SIZE, PAGE_SIZE);
+    for (unsigned p = 0; p < pages; p++) {
         word_t st = obj_alloc(OBJ_FRAME, 0, &b->frames[p]);
         word_t paddr = 0;
         if (st == E_OK)
@@ -173,7 +208,7 @@ static word_t buffers_new(struct buffers *b)
 
 static void buffers_free(struct buffers *b)
 {
-    for (unsigned p = 0; p < BUF_PAGES; p++)
+    for (unsigned p = 0; p < b->pages; p++)
         slot_drop(&b->frames[p]);
 }
 
@@ -202,7 +237,10 @@ static void e1000_free(struct nic *nic, struct e1000 *e)
     slot_drop(&nic->irq_notification);
     buffers_free(&e->rx_buf);
     buffers_free(&e->tx_buf);
-    slot_drop(&e->ring_frame);
+    for (unsigned p = 0; p < RX_RING_PAGES; p++)
+        slot_drop(&e->rx_ring_frames[p]);
+    slot_drop(&e->rx_ring_untyped);
+    slot_drop(&e->tx_ring_frame);
     free(e);
     nic->driver = NULL;
 }
@@ -257,43 +295,84 @@ static word_t irq_setup(struct nic *nic, struct e1000 *e, unsigned irq)
     return irq_handler_set_notification(e->irq_handler, e->irq_badged);
 }
 
-static word_t rings_setup(struct e1000 *e)
+/* A page of RAM for a descriptor ring, mapped here; *paddr gets its physical address. */
+static word_t ring_page_new(cptr_t *frame, void **vaddr, word_t *paddr)
 {
-    word_t ring_paddr;
-    word_t st = obj_alloc(OBJ_FRAME, 0, &e->ring_frame);
-    void *ring = (void *)vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
+    word_t st = obj_alloc(OBJ_FRAME, 0, frame);
+    *vaddr = (void *)vaddr_alloc(PAGE_SIZE, PAGE_SIZE);
     if (st == E_OK)
-        st = map_frame(e->ring_frame, ROOT_SLOT_VSPACE, (word_t)ring, RIGHT_READ | RIGHT_WRITE,
+        st = map_frame(*frame, ROOT_SLOT_VSPACE, (word_t)*vaddr, RIGHT_READ | RIGHT_WRITE,
                        VM_EXECUTE_NEVER);
     if (st == E_OK)
-        st = frame_get_address(e->ring_frame, &ring_paddr);
+        st = frame_get_address(*frame, paddr);
+    return st;
+}
+
+/*
+ * The receive ring: RX_RING_PAGES frames retyped in turn from one untyped of
+ * the ring's size, so physically contiguous (checked), mapped contiguously.
+ */
+static word_t rx_ring_new(struct e1000 *e, void **vaddr, word_t *paddr)
+{
+    word_t st = obj_alloc(OBJ_UNTYPED, RX_RING_BITS, &e->rx_ring_untyped);
+    *vaddr = (void *)vaddr_alloc(RX_RING_PAGES * PAGE_SIZE, PAGE_SIZE);
+    for (unsigned p = 0; st == E_OK && p < RX_RING_PAGES; p++) {
+        word_t page_paddr = 0;
+        cptr_t slot = slot_alloc();
+        if (!slot)
+            return E_NOT_ENOUGH_MEMORY;
+        st = untyped_retype(e->rx_ring_untyped, OBJ_FRAME, 0, ROOT_SLOT_CNODE, 0, 0, slot, 1);
+        if (st != E_OK) {
+            slot_free(slot);
+            return st;
+        }
+        e->rx_ring_frames[p] = slot;
+        st = map_frame(slot, ROOT_SLOT_VSPACE, (word_t)*vaddr + p * PAGE_SIZE,
+                       RIGHT_READ | RIGHT_WRITE, VM_EXECUTE_NEVER);
+        if (st == E_OK)
+            st = frame_get_address(slot, &page_paddr);
+        if (st == E_OK && p == 0)
+            *paddr = page_paddr;
+        if (st == E_OK && page_paddr != *paddr + p * PAGE_SIZE)
+            st = E_INVALID_ARGUMENT;    /* not contiguous: the ring would not be one block */
+    }
+    return st;
+}
+
+static word_t rings_setup(struct e1000 *e)
+{
+    word_t rx_paddr = 0, tx_paddr;
+    void *rx_ring, *tx_ring;
+    word_t st = rx_ring_new(e, &rx_ring, &rx_paddr);
     if (st == E_OK)
-        st = buffers_new(&e->rx_buf);
+        st = ring_page_new(&e->tx_ring_frame, &tx_ring, &tx_paddr);
     if (st == E_OK)
-        st = buffers_new(&e->tx_buf);
+        st = buffers_new(&e->rx_buf, RX_BUF_PAGES);
+    if (st == E_OK)
+        st = buffers_new(&e->tx_buf, TX_BUF_PAGES);
     if (st != E_OK)
         return st;
-    e->rx = ring;
-    e->tx = (volatile struct tx_desc *)((uint8_t *)ring + RING_OFFSET_TX);
-    for (unsigned i = 0; i < RING_SIZE; i++) {
+    e->rx = rx_ring;
+    e->tx = tx_ring;
+    for (unsigned i = 0; i < RX_RING_SIZE; i++)
         e->rx[i] = (struct rx_desc){ .addr = e->rx_buf.paddr[i] };
-        /* A free TX descriptor reads as done. */
+    /* A free TX descriptor reads as done. */
+    for (unsigned i = 0; i < TX_RING_SIZE; i++)
         e->tx[i] = (struct tx_desc){ .addr = e->tx_buf.paddr[i], .status = DESC_DD };
-    }
     arch_dma_barrier();
 
-    reg_write(e, REG_RDBAL, (uint32_t)ring_paddr);
-    reg_write(e, REG_RDBAH, (uint32_t)((uint64_t)ring_paddr >> 32));
-    reg_write(e, REG_RDLEN, RING_SIZE * sizeof(struct rx_desc));
+    reg_write(e, REG_RDBAL, (uint32_t)rx_paddr);
+    reg_write(e, REG_RDBAH, (uint32_t)((uint64_t)rx_paddr >> 32));
+    reg_write(e, REG_RDLEN, RX_RING_SIZE * sizeof(struct rx_desc));
     reg_write(e, REG_RDH, 0);
-    reg_write(e, REG_RDT, RING_SIZE - 1);
+    reg_write(e, REG_RDT, RX_RING_SIZE - 1);
     reg_write(e, REG_RDTR, 0);
     e->rx_next = 0;
+    e->rx_taken = 0;
 
-    word_t tx_paddr = ring_paddr + RING_OFFSET_TX;
     reg_write(e, REG_TDBAL, (uint32_t)tx_paddr);
     reg_write(e, REG_TDBAH, (uint32_t)((uint64_t)tx_paddr >> 32));
-    reg_write(e, REG_TDLEN, RING_SIZE * sizeof(struct tx_desc));
+    reg_write(e, REG_TDLEN, TX_RING_SIZE * sizeof(struct tx_desc));
     reg_write(e, REG_TDH, 0);
     reg_write(e, REG_TDT, 0);
     e->tx_tail = e->tx_clean = 0;
@@ -355,7 +434,7 @@ static word_t e1000_open(struct nic *nic)
 static void tx_reclaim(struct e1000 *e)
 {
     while (e->tx_clean != e->tx_tail && (e->tx[e->tx_clean].status & DESC_DD))
-        e->tx_clean = (e->tx_clean + 1) % RING_SIZE;
+        e->tx_clean = (e->tx_clean + 1) % TX_RING_SIZE;
 }
 
 static bool e1000_send(struct nic *nic, const void *frame, size_t len)
@@ -364,7 +443,7 @@ static bool e1000_send(struct nic *nic, const void *frame, size_t len)
     if (len == 0 || len > NIC_FRAME_MAX)
         return false;
     tx_reclaim(e);
-    unsigned next = (e->tx_tail + 1) % RING_SIZE;
+    unsigned next = (e->tx_tail + 1) % TX_RING_SIZE;
     if (next == e->tx_clean)
         return false;
     unsigned i = e->tx_tail;
@@ -378,14 +457,30 @@ static bool e1000_send(struct nic *nic, const void *frame, size_t len)
     return true;
 }
 
+/*
+ * Hand the taken descriptors back: RDT onto the last one taken (the NIC owns
+ * RDH .. RDT-1, so that one stays out as the ring's empty slot).
+ */
+static void rx_return(struct e1000 *e)
+{
+    if (!e->rx_taken)
+        return;
+    arch_dma_barrier();
+    reg_write(e, REG_RDT, (e->rx_next + RX_RING_SIZE - 1) % RX_RING_SIZE);
+    e->rx_taken = 0;
+}
+
 static size_t e1000_receive(struct nic *nic, void *buf, size_t size)
 {
     struct e1000 *e = nic->driver;
     for (;;) {
         unsigned i = e->rx_next;
         volatile struct rx_desc *d = &e->rx[i];
-        if (!(d->status & DESC_DD))
+        if (!(d->status & DESC_DD)) {
+            /* Drained: every buffer goes back before the caller waits for the next interrupt. */
+            rx_return(e);
             return 0;
+        }
         arch_dma_barrier();
         /* 2048-byte buffers hold any frame we accept, so each is one descriptor (EOP). */
         bool good = (d->status & RX_EOP) && d->errors == 0 && d->length <= size;
@@ -393,9 +488,9 @@ static size_t e1000_receive(struct nic *nic, void *buf, size_t size)
         if (good)
             memcpy(buf, e->rx_buf.vaddr + i * BUF_SIZE, len);
         d->status = 0;
-        arch_dma_barrier();
-        e->rx_next = (i + 1) % RING_SIZE;
-        reg_write(e, REG_RDT, i);
+        e->rx_next = (i + 1) % RX_RING_SIZE;
+        if (++e->rx_taken >= RX_RETURN_BATCH)
+            rx_return(e);
         if (good && len)
             return len;
     }
@@ -405,8 +500,15 @@ static void e1000_interrupt_done(struct nic *nic)
 {
     struct e1000 *e = nic->driver;
     /* Reading ICR clears the causes and deasserts INTA; only then may the line be unmasked. */
-    (void)reg_read(e, REG_ICR);
+    uint32_t causes = reg_read(e, REG_ICR);
     irq_handler_ack(e->irq_handler);
+    if (causes & ICR_RXO)
+        e->rx_overruns++;
+}
+
+static uint64_t e1000_rx_overruns(struct nic *nic)
+{
+    return ((struct e1000 *)nic->driver)->rx_overruns;
 }
 
 static void e1000_close(struct nic *nic)
@@ -420,5 +522,6 @@ const struct nic_driver e1000_driver = {
     .send = e1000_send,
     .receive = e1000_receive,
     .interrupt_done = e1000_interrupt_done,
+    .rx_overruns = e1000_rx_overruns,
     .close = e1000_close,
 };

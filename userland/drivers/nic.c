@@ -32,6 +32,11 @@ void nic_interrupt_done(struct nic *nic)
     driver_of(nic)->interrupt_done(nic);
 }
 
+uint64_t nic_rx_overruns(struct nic *nic)
+{
+    return driver_of(nic)->rx_overruns(nic);
+}
+
 void nic_close(struct nic *nic)
 {
     if (nic->driver)

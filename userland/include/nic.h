@@ -41,8 +41,13 @@ struct nic {
 word_t nic_open(struct nic *nic);   /* find, map and start this board's NIC; E_OK or an error */
 bool nic_send(struct nic *nic, const void *frame, size_t len);   /* false when the TX ring is full */
 size_t nic_receive(struct nic *nic, void *buf, size_t size);     /* one frame; 0 when none waits */
-/* (nic_receive drops frames longer than size, and frames the NIC saw errors in.) */
+/*
+ * (nic_receive drops frames longer than size, and frames the NIC saw errors in.  Call it until it
+ * returns 0 before waiting for the next interrupt: a driver may keep the buffers it took until then.)
+ */
 void nic_interrupt_done(struct nic *nic);   /* after an interrupt: read/clear the cause, ack the IRQ handler */
+/* Interrupts since nic_open that said the NIC dropped received frames for want of a buffer. */
+uint64_t nic_rx_overruns(struct nic *nic);
 
 /*
  * Stop the NIC (no more DMA, no more interrupts) and delete the caps

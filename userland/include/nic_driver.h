@@ -16,6 +16,7 @@ struct nic_driver {
     bool (*send)(struct nic *nic, const void *frame, size_t len);
     size_t (*receive)(struct nic *nic, void *buf, size_t size);
     void (*interrupt_done)(struct nic *nic);
+    uint64_t (*rx_overruns)(struct nic *nic);
     void (*close)(struct nic *nic);
 };
 

@@ -57,6 +57,7 @@ struct redis_memory {
     uint64_t tcp_pcbs_time_wait;
     uint64_t stack_heap_used;   /* the stack's own heap (queued output) */
     uint64_t rx_pool_empty;     /* received frames dropped: no pool pbuf free */
+    uint64_t nic_rx_overruns;   /* NIC interrupts that reported frames dropped: no ring buffer free */
 };
 bool redis_env_memory(struct redis_memory *m);
 

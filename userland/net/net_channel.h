@@ -42,6 +42,7 @@ struct net_channel {
     word_t heap_size;
     struct server_link *link;   /* layout=processes: the Redis server process this instance's
                                  * connections go to; NULL: it serves them itself */
+    uint64_t nic_rx_overruns;   /* the NIC's count (nic.h), copied by the driver before each wake */
     struct frame_ring rx;   /* driver -> instance */
     struct frame_ring tx;   /* instance -> driver */
 };

@@ -17,6 +17,7 @@
 #include "channel_netif.h"
 #include "link_protocol.h"
 #include "redis_instance.h"
+#include "redis_layouts.h"
 #include "redis_protocol.h"
 #include "tcp_server.h"
 
@@ -85,6 +86,7 @@ void redis_instance_main(void *channel)
             printf("redis instance %lu: waiting on its notification failed\n", (unsigned long)ch->index);
             return;
         }
+        redis_nic_rx_overruns = __atomic_load_n(&ch->nic_rx_overruns, __ATOMIC_RELAXED);
         eth_netif_poll(&netif);
         sys_check_timeouts();
         channel_flush(ch);

@@ -7,6 +7,14 @@
 #define NET_REDIS_LAYOUTS_H
 
 #include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The NIC's nic_rx_overruns() as this instance last saw it, for INFO
+ * (redis_memory.c): the one-instance loop reads it after each interrupt; a
+ * per-core instance, from its channel, where the driver copies it.
+ */
+extern uint64_t redis_nic_rx_overruns;
 
 /* The NIC driver, one lwIP and one server (port 6379) in one loop on core 0 (layout=single). */
 int redis_serve_single(void);

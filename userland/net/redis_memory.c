@@ -10,6 +10,9 @@
 #include <root.h>
 #include "lwip/priv/tcp_priv.h"
 #include "lwip/stats.h"
+#include "redis_layouts.h"
+
+uint64_t redis_nic_rx_overruns;
 
 bool redis_env_memory(struct redis_memory *m)
 {
@@ -27,6 +30,7 @@ bool redis_env_memory(struct redis_memory *m)
         .tcp_pcbs_time_wait = time_wait,
         .stack_heap_used = lwip_stats.mem.used,
         .rx_pool_empty = lwip_stats.memp[MEMP_PBUF_POOL]->err,
+        .nic_rx_overruns = redis_nic_rx_overruns,
     };
     return true;
 }

@@ -247,8 +247,13 @@ static int serve(bool processes)
             printf("redis: waiting on the driver's notification failed\n");
             return 1;
         }
-        if (w & NIC_IRQ_BADGE)
+        if (w & NIC_IRQ_BADGE) {
             nic_interrupt_done(&nic);
+            /* A statistic only: relaxed, the instance reads whatever value is there. */
+            uint64_t overruns = nic_rx_overruns(&nic);
+            for (word_t k = 0; k < driver.ninstances; k++)
+                __atomic_store_n(&driver.channels[k]->nic_rx_overruns, overruns, __ATOMIC_RELAXED);
+        }
         if (w & CHANNEL_TIMER_BADGE) {
             irq_handler_ack(timer);
             net_driver_tick(&driver);

@@ -82,6 +82,7 @@ int redis_serve_single(void)
         }
         if (w & NIC_IRQ_BADGE) {
             nic_interrupt_done(&nic);
+            redis_nic_rx_overruns = nic_rx_overruns(&nic);
             eth_netif_poll(&netif);
         }
         if (w & TIMER_BADGE)

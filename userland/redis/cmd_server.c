@@ -198,6 +198,7 @@ static void info_memory(char *buf, size_t size, size_t *len)
     info_line(buf, size, len, "tcp_pcbs_time_wait:", (int64_t)m.tcp_pcbs_time_wait);
     info_line(buf, size, len, "stack_heap_used:", (int64_t)m.stack_heap_used);
     info_line(buf, size, len, "rx_pool_empty:", (int64_t)m.rx_pool_empty);
+    info_line(buf, size, len, "nic_rx_overruns:", (int64_t)m.nic_rx_overruns);
 }
 
 /* INFO: the sections clients read, whatever section is asked for. */

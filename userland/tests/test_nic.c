@@ -337,18 +337,20 @@ TEST(nic_arp_gateway)
               r.gw_mac[2], r.gw_mac[3], r.gw_mac[4], r.gw_mac[5], r.interrupts);
 }
 
-#define PINGS       256     /* 8 times round each 32-slot ring */
-#define BURST_MAX   24      /* fits the receive ring (RING_SIZE - 1 = 31 free slots) */
-#define OVERFLOW    64      /* twice the receive ring */
+#define PINGS       256     /* 8 times round each 32-slot transmit ring */
+#define BURST_MAX   24      /* fits either ring (the smallest has 31 free slots) */
+#define OVERFLOW    1024    /* twice the e1000's receive ring (512), 32 times the ENET's (32) */
+#define RX_FREE_MIN 31      /* free receive slots a ring has at least (the ENET's 32 - 1) */
 #define MARKERS     8
+#define SEQS        (OVERFLOW + MARKERS)    /* sequence numbers in use, at most */
 
 /* What came back from the gateway's echo replies. */
 struct echo_tally {
-    uint8_t seen[PINGS];
+    uint8_t seen[SEQS];
     unsigned received, duplicates, bad;
 };
 
-/* Send echo requests first .. first+count-1 (seq < PINGS); false if the TX ring stays full. */
+/* Send echo requests first .. first+count-1 (seq < SEQS); false if the TX ring stays full. */
 static bool send_echoes(struct nic_run *r, unsigned first, unsigned count, unsigned *full)
 {
     for (unsigned seq = first; seq < first + count;) {
@@ -379,7 +381,7 @@ static void take_frame(struct nic_run *r, const uint8_t *f, size_t len, struct e
     bool payload_ok = true;
     for (unsigned i = 0; i < sizeof(e->payload); i++)
         payload_ok &= e->payload[i] == (uint8_t)(seq + i);
-    if (seq >= PINGS || !payload_ok || memcmp(e->dst, r->nic.mac, 6)) {
+    if (seq >= SEQS || !payload_ok || memcmp(e->dst, r->nic.mac, 6)) {
         t->bad++;
         return;
     }
@@ -412,7 +414,7 @@ static bool receive_echoes(struct nic_run *r, unsigned first, unsigned count, st
 
 /*
  * ICMP echo to the gateway in bursts of 1, 2, 4 .. BURST_MAX, each sent
- * before its replies are read, PINGS in all (both rings wrap 8 times): every
+ * before its replies are read, PINGS in all (transmit rings wrap 8 times): every
  * reply comes back, once, intact, each burst after an interrupt.
  */
 TEST(nic_many_frames)
@@ -457,8 +459,8 @@ TEST(nic_rx_overflow_recovers)
     memset(&t, 0, sizeof(t));
     unsigned full = 0;
     bool ok = resolve_gateway(&r) && send_echoes(&r, 0, OVERFLOW, &full);
-    /* The ring's worth at least: RING_SIZE - 1 = 31 descriptors were free. */
-    while (ok && t.received < 31) {
+    /* A ring's worth at least: RX_FREE_MIN descriptors were free. */
+    while (ok && t.received < RX_FREE_MIN) {
         ok = wait_interrupt(&r);
         static uint8_t frame[2048];
         size_t len;
