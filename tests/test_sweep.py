@@ -189,7 +189,7 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert option(boots[27], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
     assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
     assert option(boots[-3], "--cmdline") == "app=mcpingpong delay=4000 lockstats=1"
-    assert option(boots[-1], "--cmdline") == "app=redis lockstats=1"
+    assert option(boots[-1], "--cmdline") == "app=redis lockstats=1 layout=single"
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
