@@ -45,7 +45,7 @@ void kernel_lock_init(unsigned ncores)
     }
     brlock_init(&fine_big, big_readers, ncores);
     for (unsigned i = 0; i < ncores; i++) {
-        fine_cores[i].side = FINE_OUT;
+        fine_cores[i].on_write_side = false;
         fine_cores[i].reader = &big_readers[i];
         fine_cores[i].nheld = 0;
     }
@@ -55,7 +55,7 @@ static void take_write(unsigned core, uint64_t t0)
 {
     bool waited = brlock_write_lock(&fine_big, kernel_lock_wait_hook);
 
-    fine_cores[core].side = FINE_WRITE;
+    fine_cores[core].on_write_side = true;
     lockstats_acquired(core, t0, waited, BRLOCK_WRITE_LOCK_BARRIERS(fine_big.ncores));
 }
 
@@ -101,8 +101,8 @@ bool kernel_lock_upgrade(void)
 /* kernel_lock_release() (lock_config.h) when the core is not a reader. */
 void fine_release_write(unsigned core)
 {
-    if (fine_cores[core].side == FINE_WRITE) {
-        fine_cores[core].side = FINE_OUT;
+    if (fine_cores[core].on_write_side) {
+        fine_cores[core].on_write_side = false;
         lockstats_released(core, BRLOCK_WRITE_UNLOCK_BARRIERS);
         brlock_write_unlock(&fine_big);
     } else if (FINE_DEBUG) {

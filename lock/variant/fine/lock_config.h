@@ -33,23 +33,16 @@ struct object_lock {
 #define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
 
 /*
- * Whether a core holds the write side.  The read side needs no mark of its
- * own: the core's reader flag says it (brlock_read_held_as()), so the
- * inline read side writes nothing but the flag.
- */
-enum fine_side {
-    FINE_OUT,       /* not on the write side: on the read side if the reader flag is up, else out */
-    FINE_WRITE,
-};
-
-/*
  * Per-core state, written only by its core.  The inline read side needs
  * only the core's reader flag, which is lock_core_data() of the core (one
  * load finds it); this is found by the core number, on the write side and
  * by the DEBUG checks.
  */
 struct fine_core {
-    _Alignas(LOCK_CACHE_LINE) enum fine_side side;
+    /* Whether the core holds the write side.  The read side needs no mark of its own: the
+     * core's reader flag says it (brlock_read_held_as()), so the inline read side writes
+     * nothing but the flag. */
+    _Alignas(LOCK_CACHE_LINE) bool on_write_side;
     struct brlock_reader *reader;       /* fine_big.readers[core], set by kernel_lock_init() */
     unsigned nheld;                     /* DEBUG: entries used in held[] */
     uintptr_t held[FINE_HELD_MAX];      /* DEBUG: object locks held, any order */
@@ -77,7 +70,7 @@ static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
     struct brlock_reader *r = lock_env_core_data();
     uint64_t t0 = lockstats_now();
 
-    if (FINE_DEBUG && (fine_cores[lock_env_core_id()].side != FINE_OUT || brlock_read_held_as(r))) {
+    if (FINE_DEBUG && (fine_cores[lock_env_core_id()].on_write_side || brlock_read_held_as(r))) {
         lock_panic("kernel_lock_acquire: core already holds the kernel lock");
     }
     if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, r)) {
