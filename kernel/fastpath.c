@@ -26,10 +26,12 @@
  * alive), then the endpoint and the two TCBs are locked in one
  * object_locks_acquire() and the identification is checked again; if it
  * no longer holds, everything is released and the slow path runs.  The
- * ready queues are only read, without their lock (sched_highest() says why
- * that is safe).  The address-space switch is loaded after the lock
- * release (after the commit under `rtm`) by the slow path's deferred work
- * (switch_and_leave()).
+ * variants without object locks (OBJECT_LOCKS_IN_USE false) hold the whole
+ * kernel from the first look, so the identification cannot change and is
+ * not checked twice.  The ready queues are only read, without their lock
+ * (sched_highest() says why that is safe).  The address-space switch is
+ * loaded after the lock release (after the commit under `rtm`) by the slow
+ * path's deferred work (switch_and_leave()).
  */
 #include "fastpath.h"
 #include "accounting.h"
@@ -122,24 +124,25 @@ static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t 
 }
 
 /*
- * reply_setup(caller, receiver, grant) when the receiver's caller slot is
+ * reply_setup(caller, receiver, grant != 0), where grant is the send cap's
+ * RIGHT_GRANT bit (0 or RIGHT_GRANT), when the receiver's caller slot is
  * empty and the caller's master has no child (every round trip after the
  * first: ReplyRecv emptied the slot): the reply cap is the master's with
  * the flags cleared and the rights set, linked as the master's only child.
  * Otherwise the general reply_setup() drops the stale caps first.
  */
-static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
+static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, unsigned grant)
 {
     struct cte *master = &caller->slots[TCB_SLOT_REPLY];
     struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
 
     if (unlikely(!cap_is_null(&dest->cap) || master->cdt_next)) {
-        reply_setup(caller, receiver, grant);
+        reply_setup(caller, receiver, grant != 0);
         return;
     }
     dest->cap = master->cap;
     dest->cap.flags = 0;
-    dest->cap.rights = grant ? RIGHTS_ALL : (uint8_t)(RIGHTS_ALL & ~RIGHT_GRANT);
+    dest->cap.rights = (uint8_t)((RIGHTS_ALL & ~RIGHT_GRANT) | grant);
     dest->cdt_depth = master->cdt_depth + 1;
     dest->cdt_prev = master;
     dest->cdt_next = NULL;
@@ -223,17 +226,19 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
 
     /* Three distinct locks: dest was blocked in ep's queue, t is running. */
     object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
-    if (endpoint_peek(ep, EP_RECV) != dest) {
+    if (OBJECT_LOCKS_IN_USE && endpoint_peek(ep, EP_RECV) != dest) {
         object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
         return;
     }
     endpoint_dequeue(ep, dest);
     copy_message(t, dest, mi, cap->badge);
     dest->state = TS_RUNNING;
-    /* The caller waits for the reply, as complete_send() leaves it. */
-    t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights & RIGHT_GRANT) ? IPCF_GRANT : 0) |
-                                 ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
-    reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
+    /* The caller waits for the reply, as complete_send() leaves it: the
+     * grant flags are the cap's grant rights one bit lower. */
+    _Static_assert(IPCF_GRANT == RIGHT_GRANT >> 1 && IPCF_GRANT_REPLY == RIGHT_GRANT_REPLY >> 1,
+                   "the grant flags sit one bit below the grant rights");
+    t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights >> 1) & (IPCF_GRANT | IPCF_GRANT_REPLY)));
+    reply_setup_fast(t, dest, cap->rights & RIGHT_GRANT);
     t->state = TS_BLOCKED_REPLY;
     object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
 
@@ -267,7 +272,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 
     /* Three distinct locks: the caller waits for t's reply, t is running. */
     object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
-    if (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
+    if ((OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller)) ||
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
         object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
