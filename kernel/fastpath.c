@@ -26,10 +26,12 @@
  * alive), then the endpoint and the two TCBs are locked in one
  * object_locks_acquire() and the identification is checked again; if it
  * no longer holds, everything is released and the slow path runs.  The
- * ready queues are only read, without their lock (sched_highest() says why
- * that is safe).  The address-space switch is loaded after the lock
- * release (after the commit under `rtm`) by the slow path's deferred work
- * (switch_and_leave()).
+ * variants without object locks (OBJECT_LOCKS_IN_USE false) hold the whole
+ * kernel from the first look, so the identification cannot change and is
+ * not checked twice.  The ready queues are only read, without their lock
+ * (sched_highest() says why that is safe).  The address-space switch is
+ * loaded after the lock release (after the commit under `rtm`) by the slow
+ * path's deferred work (switch_and_leave()).
  */
 #include "fastpath.h"
 #include "accounting.h"
@@ -93,28 +95,24 @@ static ALWAYS_INLINE bool may_switch_to(struct core *c, unsigned me, const struc
  * The register part of the slow path's transfer(): MRs, message info,
  * badge, status.  `mi` is the sender's message info (message_fits()).
  * The MRs are copied with constant register names, so each is one load
- * and one store.
+ * and one store; the nested tests cost an empty message one branch (a
+ * switch on the length compiled to a chain of four).
  */
 static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t mi, word_t badge)
 {
     unsigned len = (unsigned)msginfo_length(mi);
 
-    _Static_assert(ARCH_MSG_REGISTERS == 4, "one case per message register");
-    switch (len) {
-    case 4:
-        arch_set_reg(&to->context, ABI_MR3, arch_get_reg(&from->context, ABI_MR3));
-        __attribute__((fallthrough));
-    case 3:
-        arch_set_reg(&to->context, ABI_MR2, arch_get_reg(&from->context, ABI_MR2));
-        __attribute__((fallthrough));
-    case 2:
-        arch_set_reg(&to->context, ABI_MR1, arch_get_reg(&from->context, ABI_MR1));
-        __attribute__((fallthrough));
-    case 1:
+    _Static_assert(ARCH_MSG_REGISTERS == 4, "one test per message register");
+    if (len > 0) {
         arch_set_reg(&to->context, ABI_MR0, arch_get_reg(&from->context, ABI_MR0));
-        break;
-    default:
-        break;
+        if (len > 1) {
+            arch_set_reg(&to->context, ABI_MR1, arch_get_reg(&from->context, ABI_MR1));
+            if (len > 2) {
+                arch_set_reg(&to->context, ABI_MR2, arch_get_reg(&from->context, ABI_MR2));
+                if (len > 3)
+                    arch_set_reg(&to->context, ABI_MR3, arch_get_reg(&from->context, ABI_MR3));
+            }
+        }
     }
     arch_set_reg(&to->context, ABI_MSGINFO, msginfo_new(msginfo_label(mi), 0, 0, len));
     arch_set_reg(&to->context, ABI_BADGE, badge);
@@ -122,24 +120,45 @@ static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t 
 }
 
 /*
- * reply_setup(caller, receiver, grant) when the receiver's caller slot is
+ * *to = *from as one load and one store per word: GCC copies a 32-byte
+ * structure with REP MOVSL on x86_64, which the emulator runs as one
+ * instruction per four bytes (the kernel has no vector registers for it).
+ * The words are read through a may_alias type, which is what lets a cap be
+ * accessed as words.
+ */
+static ALWAYS_INLINE void copy_cap_by_words(struct cap *to, const struct cap *from)
+{
+    typedef word_t __attribute__((may_alias)) cap_word_t;
+    const cap_word_t *src = (const cap_word_t *)from;
+    cap_word_t *dst = (cap_word_t *)to;
+
+    _Static_assert(sizeof(struct cap) % sizeof(word_t) == 0 && _Alignof(struct cap) >= _Alignof(word_t),
+                   "a cap is whole, aligned words");
+#pragma GCC unroll 8
+    for (unsigned i = 0; i < sizeof(struct cap) / sizeof(word_t); i++)
+        dst[i] = src[i];
+}
+
+/*
+ * reply_setup(caller, receiver, grant != 0), where grant is the send cap's
+ * RIGHT_GRANT bit (0 or RIGHT_GRANT), when the receiver's caller slot is
  * empty and the caller's master has no child (every round trip after the
  * first: ReplyRecv emptied the slot): the reply cap is the master's with
  * the flags cleared and the rights set, linked as the master's only child.
  * Otherwise the general reply_setup() drops the stale caps first.
  */
-static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, bool grant)
+static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, unsigned grant)
 {
     struct cte *master = &caller->slots[TCB_SLOT_REPLY];
     struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
 
     if (unlikely(!cap_is_null(&dest->cap) || master->cdt_next)) {
-        reply_setup(caller, receiver, grant);
+        reply_setup(caller, receiver, grant != 0);
         return;
     }
-    dest->cap = master->cap;
+    copy_cap_by_words(&dest->cap, &master->cap);
     dest->cap.flags = 0;
-    dest->cap.rights = grant ? RIGHTS_ALL : (uint8_t)(RIGHTS_ALL & ~RIGHT_GRANT);
+    dest->cap.rights = (uint8_t)((RIGHTS_ALL & ~RIGHT_GRANT) | grant);
     dest->cdt_depth = master->cdt_depth + 1;
     dest->cdt_prev = master;
     dest->cdt_next = NULL;
@@ -223,17 +242,19 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
 
     /* Three distinct locks: dest was blocked in ep's queue, t is running. */
     object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
-    if (endpoint_peek(ep, EP_RECV) != dest) {
+    if (OBJECT_LOCKS_IN_USE && endpoint_peek(ep, EP_RECV) != dest) {
         object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
         return;
     }
     endpoint_dequeue(ep, dest);
     copy_message(t, dest, mi, cap->badge);
     dest->state = TS_RUNNING;
-    /* The caller waits for the reply, as complete_send() leaves it. */
-    t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights & RIGHT_GRANT) ? IPCF_GRANT : 0) |
-                                 ((cap->rights & RIGHT_GRANT_REPLY) ? IPCF_GRANT_REPLY : 0));
-    reply_setup_fast(t, dest, (cap->rights & RIGHT_GRANT) != 0);
+    /* The caller waits for the reply, as complete_send() leaves it: the
+     * grant flags are the cap's grant rights one bit lower. */
+    _Static_assert(IPCF_GRANT == RIGHT_GRANT >> 1 && IPCF_GRANT_REPLY == RIGHT_GRANT_REPLY >> 1,
+                   "the grant flags sit one bit below the grant rights");
+    t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights >> 1) & (IPCF_GRANT | IPCF_GRANT_REPLY)));
+    reply_setup_fast(t, dest, cap->rights & RIGHT_GRANT);
     t->state = TS_BLOCKED_REPLY;
     object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
 
@@ -267,7 +288,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 
     /* Three distinct locks: the caller waits for t's reply, t is running. */
     object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
-    if (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
+    if ((OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller)) ||
         caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
         object_locks_release_three(&ep->lock, &t->lock, &caller->lock);

@@ -29,6 +29,9 @@ struct object_lock {
     struct ticket_lock ticket;
 };
 
+/* Object locks exist: what a reader saw before taking them may have changed since. */
+#define OBJECT_LOCKS_IN_USE true
+
 /* Object locks a core may hold at once, for the DEBUG bookkeeping. */
 #define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
 
