@@ -14,12 +14,6 @@
 #include "server_link.h"
 #include "stack_figures.h"
 
-static void report(struct server_link *link, word_t state)
-{
-    __atomic_store_n(&link->state, state, __ATOMIC_RELEASE);
-    sys_signal(link->driver);
-}
-
 void redis_server_process_main(void *arg)
 {
     static struct link_server server;
@@ -33,10 +27,10 @@ void redis_server_process_main(void *arg)
         server.db = redis_db_new();
     if (!server.db) {
         printf("redis server process: no memory for the database\n");
-        report(link, CHANNEL_FAILED);
+        channel_report(&link->state, link->driver, CHANNEL_FAILED);
         return;
     }
-    report(link, CHANNEL_SERVING);
+    channel_report(&link->state, link->driver, CHANNEL_SERVING);
     struct msg m;
     word_t st = sys_recv(link->endpoint, &m);
     while (st == E_OK) {
