@@ -269,6 +269,10 @@ def test_processes_layout_serves_through_the_server_process(arch):
         assert "lwIP and the server in processes of their own" in s.log, s.log
         [port] = s.ports
         assert redis_cli(port, "PING") == "PONG"
+        # INFO's stack figures come from the stack process (the server runs no lwIP): the asking
+        # connection is one of lwIP's pcbs.
+        info = info_fields(port)
+        assert int(info["tcp_pcbs"]) >= 1 and int(info["tcp_output_queued"]) == 0, info
         assert redis_cli(port, "SET", "k", "v") == "OK"
         assert redis_cli(port, "GET", "k") == "v"
         big = "x" * 100_000
@@ -297,3 +301,123 @@ def test_processes_layout_serves_through_the_server_process(arch):
 def test_lwip_in_guest_over_loopback(guest, arch, name):
     run = guest(arch=arch, lock="bkl", cpus=1, app="tests", args="only=lwip_")
     assert_guest_test_passed(run, name)
+
+
+def resp_command(*args: bytes | str) -> bytes:
+    """One request in RESP's multibulk form."""
+    parts = [a.encode() if isinstance(a, str) else a for a in args]
+    return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
+
+
+def read_reply(f):
+    """One RESP2 reply from the buffered socket file f: bytes for a bulk (None for nil), str for
+    a status, ("error", text) for an error, int, or a list."""
+    line = f.readline()
+    assert line.endswith(b"\r\n"), f"the connection ended inside a reply: {line[:80]!r}"
+    kind, rest = line[:1], line[1:-2]
+    if kind == b"+":
+        return rest.decode()
+    if kind == b"-":
+        return ("error", rest.decode())
+    if kind == b":":
+        return int(rest)
+    if kind == b"$":
+        n = int(rest)
+        if n < 0:
+            return None
+        data = f.read(n + 2)
+        assert len(data) == n + 2 and data.endswith(b"\r\n"), f"a bulk of {n} bytes ended after {len(data)}"
+        return data[:-2]
+    assert kind == b"*", line[:80]
+    return [read_reply(f) for _ in range(int(rest))]
+
+
+def info_fields(port: int) -> dict[str, str]:
+    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
+        s.sendall(resp_command("INFO"))
+        text = read_reply(s.makefile("rb")).decode()
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+# Replies larger than lwIP's 256 KiB heap, which once reset the connection of any reply past it,
+# built from values of 100,000 bytes: one allocation of the guest's heap is at most 128 KiB
+# (userland/lib/malloc.c), so no single value can be larger there.  (values, keys in the smaller
+# reply): about 4 MB and 1.1 MB on x86_64; 2 MB and 1.1 MB on arm-imx6, slower under TCG.
+VALUE_BYTES = 100_000
+LARGE_REPLIES = {"x86_64": (40, 11), "arm-imx6": (20, 11)}
+
+
+@pytest.mark.parametrize("arch,layout", [("x86_64", "single"), ("x86_64", "percore"), ("x86_64", "processes"),
+                                         ("arm-imx6", "single"), ("arm-imx6", "processes")],
+                         ids=["x86_64-single", "x86_64-percore", "x86_64-processes",
+                              "arm-imx6-single", "arm-imx6-processes"])
+def test_replies_larger_than_the_stack_heap_arrive_whole(arch, layout):
+    """Replies of megabytes reach the client byte for byte, pipelined with small ones, in order;
+    a client that asks for many of them and never reads holds no more than about one reply in the
+    guest while others are served; INFO's stack figures are those of the stack (in
+    layout=processes too, where the server process runs no lwIP)."""
+    import random
+    nkeys, nsmall = LARGE_REPLIES[arch]
+    rng = random.Random(12)
+    keys = [f"v{i}" for i in range(nkeys)]
+    values = [rng.randbytes(VALUE_BYTES) for _ in keys]
+    mget_all, mget_some = resp_command("MGET", *keys), resp_command("MGET", *keys[:nsmall])
+    s = Server(arch, "bkl", 1, layout=layout)
+    try:
+        s.read_until_serving()
+        [port] = s.ports
+        before = info_fields(port)
+        assert int(before["tcp_pcbs"]) >= 1, before
+        assert int(before["tcp_output_queued"]) == 0, before
+        with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as c:
+            f = c.makefile("rb")
+            for key, value in zip(keys, values):
+                c.sendall(resp_command("SET", key, value))
+                assert read_reply(f) == "OK"
+            c.sendall(mget_all)
+            assert read_reply(f) == values
+            c.sendall(b"".join([mget_all, resp_command("PING"), resp_command("SET", "k", "v"),
+                                mget_some, resp_command("INCR", "n"), resp_command("GET", "k"),
+                                resp_command("GET", keys[-1])]))
+            assert read_reply(f) == values
+            assert read_reply(f) == "PONG"
+            assert read_reply(f) == "OK"
+            assert read_reply(f) == values[:nsmall]
+            assert read_reply(f) == 1
+            assert read_reply(f) == b"v"
+            assert read_reply(f) == values[-1]
+            reply_bytes = len(mget_all) + nkeys * 12  # the reply's framing is smaller than this
+
+            # A client that pipelines four of the large MGETs and reads nothing.
+            # (Its receive buffer stays the default: one smaller than the loopback's 64 KiB MSS
+            # makes the host's TCP wait for its zero-window probes, tens of seconds, after each
+            # read.)
+            hog = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
+            hog.sendall(mget_all * 4)
+            # Others are served meanwhile; the guest holds the hog's input, and about one reply.
+            deadline = time.monotonic() + CLIENT_TIMEOUT
+            while True:
+                held = info_fields(port)
+                if int(held["tcp_output_queued"]) > 0 or time.monotonic() > deadline:
+                    break
+                time.sleep(1)
+            assert int(held["tcp_pcbs"]) >= 3, held          # this INFO's, c's and the hog's
+            assert int(held["stack_heap_used"]) > 0, held    # the hog's send buffer
+            bound = nkeys * VALUE_BYTES + reply_bytes + (64 << 10)
+            assert 0 < int(held["tcp_output_queued"]) <= bound, held
+            c.sendall(resp_command("GET", "k"))
+            assert read_reply(f) == b"v"
+            again = info_fields(port)
+            assert int(again["tcp_output_queued"]) <= bound, again
+            hf = hog.makefile("rb")
+            for _ in range(4):
+                assert read_reply(hf) == values
+            hog.close()
+        # Every reply is out: nothing stays queued in the glue.
+        deadline = time.monotonic() + CLIENT_TIMEOUT
+        while int((after := info_fields(port))["tcp_output_queued"]) and time.monotonic() < deadline:
+            time.sleep(1)
+        assert int(after["tcp_output_queued"]) == 0, after
+    finally:
+        s.stop()
+    assert "redis server process:" not in s.log and "redis instance" not in s.log, s.log

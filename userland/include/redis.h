@@ -58,6 +58,7 @@ struct redis_memory {
     uint64_t stack_heap_used;   /* the stack's own heap (queued output) */
     uint64_t rx_pool_empty;     /* received frames dropped: no pool pbuf free */
     uint64_t nic_rx_overruns;   /* NIC interrupts that reported frames dropped: no ring buffer free */
+    uint64_t output_queued;     /* reply bytes waiting for the stack's send buffers */
 };
 bool redis_env_memory(struct redis_memory *m);
 
@@ -72,5 +73,18 @@ void redis_conn_free(struct redis_conn *c);
  * caller then closes it and feeds it nothing more. */
 bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
                       void (*out)(void *ctx, const void *buf, size_t len), void *ctx);
+
+/*
+ * As redis_conn_input, but after each request it asks pause(ctx) whether the
+ * consumer of out can take more, and stops there when it cannot, so that a
+ * client pipelining requests for large values cannot make the server queue
+ * more than one reply past the consumer's bound.  Returns the bytes taken;
+ * the caller keeps the rest, unacknowledged, and feeds it again later.
+ * *open is redis_conn_input's result.  Replies so far are handed to out
+ * before it returns, as there.
+ */
+size_t redis_conn_input_paced(struct redis_conn *c, const void *data, size_t len,
+                              void (*out)(void *ctx, const void *buf, size_t len), void *ctx,
+                              bool (*pause)(void *ctx), bool *open);
 
 #endif

@@ -16,6 +16,7 @@
 #ifndef NET_NET_CHANNEL_H
 #define NET_NET_CHANNEL_H
 
+#include <sys.h>
 #include "frame_ring.h"
 
 struct server_link;
@@ -27,6 +28,18 @@ struct server_link;
 #define CHANNEL_WAKE_BADGE  1
 
 enum channel_state { CHANNEL_STARTING, CHANNEL_SERVING, CHANNEL_FAILED };
+
+/*
+ * An instance or the server process says it serves, or that it could not
+ * start: store its state (the release pairs with the root task's acquire
+ * load, so the root task sees everything written before) and wake the
+ * driver's loop, where the root task looks.
+ */
+static inline void channel_report(word_t *state, cptr_t driver, enum channel_state value)
+{
+    __atomic_store_n(state, value, __ATOMIC_RELEASE);
+    sys_signal(driver);
+}
 
 struct net_channel {
     word_t index;       /* instance k of n: serves port REDIS_PORT_BASE + k */

@@ -1,7 +1,7 @@
 /*
  * An lwIP + Redis server instance (redis_instance.h).  It reports through
- * its channel's state that it serves, or that it could not start, and
- * wakes the driver so that the root task sees it.  Then it loops: wait for
+ * its channel's state that it serves, or that it could not start
+ * (channel_report, net_channel.h).  Then it loops: wait for
  * the driver's wake-up (frames in the rx ring, or a timer tick), hand the
  * frames to lwIP, run lwIP's timers, and wake the driver for what lwIP sent.
  *
@@ -26,12 +26,6 @@
 #define GUEST_ADDR(a)    IP4_ADDR((a), 10, 0, 2, 15)
 #define GUEST_NETMASK(a) IP4_ADDR((a), 255, 255, 255, 0)
 #define GUEST_GATEWAY(a) IP4_ADDR((a), 10, 0, 2, 2)
-
-static void report(struct net_channel *ch, word_t state)
-{
-    __atomic_store_n(&ch->state, state, __ATOMIC_RELEASE);
-    sys_signal(ch->driver);
-}
 
 /* Start lwIP and the server; false (having said why) when it cannot. */
 static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server *server,
@@ -76,10 +70,10 @@ void redis_instance_main(void *channel)
     struct net_channel *ch = channel;
 
     if (!start(ch, &netif, &server, &protocol)) {
-        report(ch, CHANNEL_FAILED);
+        channel_report(&ch->state, ch->driver, CHANNEL_FAILED);
         return;
     }
-    report(ch, CHANNEL_SERVING);
+    channel_report(&ch->state, ch->driver, CHANNEL_SERVING);
     for (;;) {
         word_t w = 0;
         if (sys_wait(ch->wake, &w) != E_OK) {

@@ -37,6 +37,13 @@
 #define INSTANCE_HEAP_VADDR 0x40000000UL
 /* Each instance's heap: YCSB's 32,000 records of 1 KB and the connections' buffers. */
 #define DEFAULT_HEAP_MB 64
+/*
+ * layout=processes' stack process's heap: the replies waiting in its
+ * connections' backlogs (tcp_server.h).  A paused connection holds about one
+ * reply plus the link's reply buffer there, so this bounds the largest reply
+ * that layout serves (a 4 MiB GET takes 4 MiB here, in 64 KiB chunks).
+ */
+#define STACK_HEAP_MB 16
 
 /* A cap to `notification` that signals `badge`; 0 on failure. */
 static cptr_t mint_signal(cptr_t notification, word_t badge)
@@ -198,8 +205,8 @@ static word_t instances_state(const struct net_driver *d)
 /*
  * Serve layout=percore, or with processes layout=processes: one stack
  * instance on core 0 whose connections go to the server process, on core 0
- * too.  The stack's heap is then one large page: its database is the
- * server's.
+ * too.  The stack's heap then holds no database (the server's has it),
+ * only its connections' queued replies: STACK_HEAP_MB.
  */
 static int serve(bool processes)
 {
@@ -227,7 +234,7 @@ static int serve(bool processes)
             printf("redis: the server process could not be made (%s)\n", status_name(st));
             return 2;
         }
-        heap_bytes = ARCH_LARGE_PAGE_SIZE;
+        heap_bytes = (word_t)STACK_HEAP_MB << 20;
     }
     for (word_t k = 0; k < ninstances; k++) {
         word_t core = bootinfo->ncores > 1 && !processes ? k + 1 : 0;

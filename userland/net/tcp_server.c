@@ -22,8 +22,6 @@
 #define POLL_PERIODS 2
 /* A closing connection whose peer has not taken its replies after this many polls is reset. */
 #define CLOSE_POLLS_MAX 20
-/* The largest reply piece queued in one pbuf (pbuf lengths are 16-bit). */
-#define BACKLOG_PIECE 16384
 /*
  * A connection idle this long may lose its state to one that has none (no
  * memory): long enough that a client waiting on a slow network is not taken
@@ -40,16 +38,12 @@ static void detach(struct tcp_pcb *pcb)
     tcp_poll(pcb, NULL, 0);
 }
 
+size_t tcp_server_queued;
+
 static void free_backlog(struct tcp_server_conn *c)
 {
-    while (c->backlog) {
-        struct pbuf *q = c->backlog;
-        c->backlog = q->next;
-        q->next = NULL;
-        pbuf_free(q);
-    }
-    c->backlog_tail = NULL;
-    c->backlog_bytes = 0;
+    tcp_server_queued -= c->backlog.bytes;
+    out_queue_clear(&c->backlog);
 }
 
 /* Free the slot and everything it holds; the pcb is lwIP's (freed, closing or aborted) already. */
@@ -76,7 +70,7 @@ static err_t reset(struct tcp_server_conn *c)
     return ERR_ABRT;
 }
 
-/* Queue a piece of reply in TCP's send buffer; false when it has no room for any of it. */
+/* Queue a piece of reply in TCP's send buffer; the bytes it took (0: no room now). */
 static size_t write_some(struct tcp_pcb *pcb, const void *data, size_t len)
 {
     size_t n = tcp_sndbuf(pcb);
@@ -89,25 +83,39 @@ static size_t write_some(struct tcp_pcb *pcb, const void *data, size_t len)
     return tcp_write(pcb, data, (u16_t)n, TCP_WRITE_FLAG_COPY) == ERR_OK ? n : 0;
 }
 
-/* Move backlog bytes into TCP's send buffer, as many as fit. */
+/*
+ * Move backlog bytes into TCP's send buffer, as many as fit.  TCP copies
+ * them (into lwIP's heap), so lwIP holds at most a send buffer's worth of
+ * each connection's output; the rest stays in the backlog until the sent
+ * callback says room was made.
+ */
 static void flush_backlog(struct tcp_server_conn *c)
 {
-    while (c->backlog) {
-        struct pbuf *q = c->backlog;
-        size_t n = write_some(c->pcb, q->payload, q->len);
+    size_t len;
+    const void *piece;
+    while ((piece = out_queue_peek(&c->backlog, &len))) {
+        size_t n = write_some(c->pcb, piece, len);
         if (!n)
             return;
-        c->backlog_bytes -= n;
-        if (n < q->len) {
-            pbuf_remove_header(q, n);
-            return;
-        }
-        c->backlog = q->next;
-        if (!c->backlog)
-            c->backlog_tail = NULL;
-        q->next = NULL;
-        pbuf_free(q);
+        out_queue_drop(&c->backlog, n);
+        tcp_server_queued -= n;
     }
+}
+
+static bool over_limit(const struct tcp_server_conn *c)
+{
+    return c->backlog.bytes > TCP_SERVER_BACKLOG_LIMIT;
+}
+
+bool tcp_server_out_full(void *out_ctx)
+{
+    return over_limit(out_ctx);
+}
+
+void tcp_server_keep_input(void *out_ctx, size_t unread)
+{
+    struct tcp_server_conn *c = out_ctx;
+    c->unread = unread;
 }
 
 /* The protocol's output: to TCP directly when nothing waits before it, else to the backlog. */
@@ -117,43 +125,76 @@ static void conn_out(void *ctx, const void *buf, size_t len)
     const char *p = buf;
     if (c->out_of_memory)
         return;
-    while (len && !c->backlog) {
+    while (len && !c->backlog.head) {
         size_t n = write_some(c->pcb, p, len);
         if (!n)
             break;
         p += n;
         len -= n;
     }
-    while (len) {
-        size_t n = len < BACKLOG_PIECE ? len : BACKLOG_PIECE;
-        struct pbuf *q = pbuf_alloc(PBUF_RAW, (u16_t)n, PBUF_RAM);
-        if (!q) {
-            c->out_of_memory = true;
-            return;
-        }
-        memcpy(q->payload, p, n);
-        if (c->backlog_tail)
-            c->backlog_tail->next = q;
-        else
-            c->backlog = q;
-        c->backlog_tail = q;
-        c->backlog_bytes += n;
-        p += n;
-        len -= n;
-    }
-    if (c->backlog_bytes > c->server->backlog_peak)
-        c->server->backlog_peak = c->backlog_bytes;
+    size_t before = c->backlog.bytes;
+    if (!out_queue_push(&c->backlog, p, len))
+        c->out_of_memory = true;
+    tcp_server_queued += c->backlog.bytes - before;
+    if (c->backlog.bytes > c->server->backlog_peak)
+        c->server->backlog_peak = c->backlog.bytes;
 }
 
-/* Give a received chain to the protocol and acknowledge it to the window. */
+/*
+ * Keep received bytes for later, out of the receive pool.  The window bounds
+ * a connection's held bytes, not its segments: a pipelining client's small
+ * segments, one pool pbuf each, could pin the whole pool, and then every
+ * frame is dropped on arrival, the ACKs that would drain the backlog too,
+ * until the peer gives up (the stalls of docs/network.md).  So the held
+ * chain is copied into one pbuf of the stack's heap; if the heap has no
+ * room, the pool pbufs stay held.
+ */
+static void hold(struct tcp_server_conn *c, struct pbuf *p)
+{
+    if (c->held)
+        pbuf_cat(c->held, p);
+    else
+        c->held = p;
+    if (!c->held->next && pbuf_get_allocsrc(c->held) != PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL)
+        return;
+    struct pbuf *copy = pbuf_clone(PBUF_RAW, PBUF_RAM, c->held);
+    if (copy) {
+        pbuf_free(c->held);
+        c->held = copy;
+    }
+}
+
+/*
+ * Give a received chain to the protocol, a pbuf at a time, and acknowledge
+ * to the window what it took.  It stops early when the backlog passes its
+ * limit between two pbufs, or when the protocol stopped within one
+ * (tcp_server_keep_input); the rest is held and fed again later.
+ */
 static err_t feed(struct tcp_server_conn *c, struct pbuf *p)
 {
-    for (struct pbuf *q = p; q && !c->closing; q = q->next)
+    u16_t taken = 0;
+    for (struct pbuf *q = p; q && !c->closing; q = q->next) {
+        c->unread = 0;
         if (!c->server->protocol->input(c->state, q->payload, q->len, conn_out, c))
             c->closing = true;
-    tcp_recved(c->pcb, p->tot_len);
-    pbuf_free(p);
-    return c->out_of_memory ? reset(c) : ERR_OK;
+        if (c->closing || c->out_of_memory)
+            break;
+        taken = (u16_t)(taken + q->len - c->unread);
+        if (c->unread || (q->next && over_limit(c)))
+            break;
+    }
+    if (c->out_of_memory) {
+        pbuf_free(p);
+        return reset(c);
+    }
+    if (c->closing || taken == p->tot_len) {
+        tcp_recved(c->pcb, p->tot_len);
+        pbuf_free(p);
+        return ERR_OK;
+    }
+    tcp_recved(c->pcb, taken);
+    hold(c, pbuf_free_header(p, taken));
+    return ERR_OK;
 }
 
 /*
@@ -185,30 +226,6 @@ static void open_state(struct tcp_server_conn *c)
     }
 }
 
-/*
- * Keep received bytes for later, out of the receive pool.  The window bounds
- * a connection's held bytes, not its segments: a pipelining client's small
- * segments, one pool pbuf each, could pin the whole pool, and then every
- * frame is dropped on arrival, the ACKs that would drain the backlog too,
- * until the peer gives up (the stalls of docs/network.md).  So the held
- * chain is copied into one pbuf of the stack's heap; if the heap has no
- * room, the pool pbufs stay held.
- */
-static void hold(struct tcp_server_conn *c, struct pbuf *p)
-{
-    if (c->held)
-        pbuf_cat(c->held, p);
-    else
-        c->held = p;
-    if (!c->held->next && pbuf_get_allocsrc(c->held) != PBUF_TYPE_ALLOC_SRC_MASK_STD_MEMP_PBUF_POOL)
-        return;
-    struct pbuf *copy = pbuf_clone(PBUF_RAW, PBUF_RAM, c->held);
-    if (copy) {
-        pbuf_free(c->held);
-        c->held = copy;
-    }
-}
-
 static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err);
 static err_t on_sent(void *arg, struct tcp_pcb *pcb, u16_t len);
 static err_t on_poll(void *arg, struct tcp_pcb *pcb);
@@ -230,7 +247,7 @@ static void attach(struct tcp_pcb *pcb, struct tcp_server_conn *c)
  */
 static err_t try_close(struct tcp_server_conn *c)
 {
-    if (!c->closing || c->backlog)
+    if (!c->closing || c->backlog.head)
         return ERR_OK;
     struct tcp_pcb *pcb = c->pcb;
     detach(pcb);
@@ -249,7 +266,7 @@ static err_t progress(struct tcp_server_conn *c)
     flush_backlog(c);
     if (!c->state && c->held && !c->closing)
         open_state(c);
-    if (c->held && c->state && !c->closing && c->backlog_bytes <= TCP_SERVER_BACKLOG_LIMIT) {
+    if (c->held && c->state && !c->closing && !over_limit(c)) {
         struct pbuf *p = c->held;
         c->held = NULL;
         if (feed(c, p) == ERR_ABRT)
@@ -280,7 +297,7 @@ static err_t on_recv(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
         if (!c->state)
             c->server->deferred++;
     }
-    if (c->held || !c->state || c->backlog_bytes > TCP_SERVER_BACKLOG_LIMIT) {
+    if (c->held || !c->state || over_limit(c)) {
         c->server->holds++;
         hold(c, p);
         return ERR_OK;

@@ -199,12 +199,13 @@ static void info_memory(char *buf, size_t size, size_t *len)
     info_line(buf, size, len, "stack_heap_used:", (int64_t)m.stack_heap_used);
     info_line(buf, size, len, "rx_pool_empty:", (int64_t)m.rx_pool_empty);
     info_line(buf, size, len, "nic_rx_overruns:", (int64_t)m.nic_rx_overruns);
+    info_line(buf, size, len, "tcp_output_queued:", (int64_t)m.output_queued);
 }
 
 /* INFO: the sections clients read, whatever section is asked for. */
 void cmd_info(struct redis_conn *c)
 {
-    char buf[768];
+    char buf[1024];
     size_t len = 0;
     info_text(buf, sizeof(buf), &len, "# Server\r\nredis_version:7.0.15\r\nredis_mode:standalone\r\n");
     info_line(buf, sizeof(buf), &len, "arch_bits:", (int64_t)(sizeof(void *) * 8));

@@ -25,18 +25,21 @@ void redis_conn_free(struct redis_conn *c)
     free(c);
 }
 
-bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
-                      void (*out)(void *ctx, const void *buf, size_t len), void *ctx)
+size_t redis_conn_input_paced(struct redis_conn *c, const void *data, size_t len,
+                              void (*out)(void *ctx, const void *buf, size_t len), void *ctx,
+                              bool (*pause)(void *ctx), bool *open)
 {
     const char *bytes = data;
-    bool open = !c->closing;
+    size_t left = len;
+    bool paused = false;
+    *open = !c->closing;
     c->reply.out = out;
     c->reply.ctx = ctx;
-    while (open && len > 0) {
+    while (*open && left > 0 && !paused) {
         enum resp_result result;
-        size_t used = resp_parse(&c->parser, bytes, len, &result);
+        size_t used = resp_parse(&c->parser, bytes, left, &result);
         bytes += used;
-        len -= used;
+        left -= used;
         switch (result) {
         case RESP_MORE:
             break;
@@ -47,11 +50,13 @@ bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
                 command_dispatch(c);
             }
             resp_request_done(&c->parser);
-            open = !c->closing;
+            *open = !c->closing;
+            paused = pause && pause(ctx);
             break;
         case RESP_OOM:
             reply_error(&c->reply, ERR_OOM);
             resp_request_done(&c->parser);
+            paused = pause && pause(ctx);
             break;
         case RESP_PROTOCOL: {
             struct error_text e;
@@ -59,15 +64,23 @@ bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
             error_text_cstr(&e, c->parser.error);
             reply_error_text(&c->reply, &e);
             c->closing = true;
-            open = false;
+            *open = false;
             break;
         }
         case RESP_TOO_BIG:
             c->closing = true;
-            open = false;
+            *open = false;
             break;
         }
     }
     reply_flush(&c->reply);
+    return len - left;
+}
+
+bool redis_conn_input(struct redis_conn *c, const void *data, size_t len,
+                      void (*out)(void *ctx, const void *buf, size_t len), void *ctx)
+{
+    bool open;
+    redis_conn_input_paced(c, data, len, out, ctx, NULL, &open);
     return open;
 }

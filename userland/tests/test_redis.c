@@ -144,9 +144,9 @@ TEST(redis_bad_input_is_refused)
 /*
  * The server's side of layout=processes' link (redis_link.h): requests are
  * served in order on their connection, a reply too big for the reply
- * buffer closes the connection without a partial reply, and every request
- * a stack could get wrong is refused with LINK_BAD_REQUEST, changing
- * nothing.
+ * buffer waits in the server and is fetched piece by piece, and every
+ * request a stack could get wrong is refused with LINK_BAD_REQUEST,
+ * changing nothing.
  */
 TEST(redis_link_serves_and_refuses_bad_requests)
 {
@@ -154,7 +154,8 @@ TEST(redis_link_serves_and_refuses_bad_requests)
     static struct link_server s;
     static const char set[] = "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$20\r\n01234567890123456789\r\n";
     static const char get[] = "*2\r\n$3\r\nGET\r\n$1\r\nk\r\n";
-    size_t a, b, out;
+    struct link_answer out;
+    size_t a, b;
 
     memset(&s, 0, sizeof(s));
     s.db = redis_db_new();
@@ -162,38 +163,58 @@ TEST(redis_link_serves_and_refuses_bad_requests)
     s.request = request;
     s.reply = reply;
     s.reply_max = sizeof(reply);
-    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &a), LINK_OK);
-    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &b), LINK_OK);
+    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &out), LINK_OK);
+    a = out.value;
+    CHECK_EQ(redis_link_serve(&s, LINK_OPEN, 0, 0, &out), LINK_OK);
+    b = out.value;
     CHECK(a != b && a < LINK_MAX_CONNS && b < LINK_MAX_CONNS);
 
     memcpy(request, set, sizeof(set) - 1);
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, sizeof(set) - 1, &out), LINK_OK);
-    CHECK(out == 5 && !memcmp(reply, "+OK\r\n", 5));
+    CHECK(out.value == 5 && !memcmp(reply, "+OK\r\n", 5));
+    CHECK(out.taken == sizeof(set) - 1 && out.pending == 0);
 
     /* Refused, each changing nothing: an unknown operation, an id out of range or not open,
-     * a request over the limit. */
+     * a request over the limit, a fetch with nothing pending. */
     CHECK_EQ(redis_link_serve(&s, 0, a, 0, &out), LINK_BAD_REQUEST);
-    CHECK_EQ(redis_link_serve(&s, LINK_CLOSE + 1, a, 0, &out), LINK_BAD_REQUEST);
+    CHECK_EQ(redis_link_serve(&s, LINK_MORE_REPLY + 1, a, 0, &out), LINK_BAD_REQUEST);
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, LINK_MAX_CONNS, 1, &out), LINK_BAD_REQUEST);
     CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, (size_t)-1, 0, &out), LINK_BAD_REQUEST);
     size_t unused = a == 0 && b == 1 ? 2 : 0;
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, unused, 1, &out), LINK_BAD_REQUEST);
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, LINK_REQUEST_MAX + 1, &out), LINK_BAD_REQUEST);
-    CHECK_EQ(out, 0);
+    CHECK_EQ(redis_link_serve(&s, LINK_MORE_REPLY, a, 0, &out), LINK_BAD_REQUEST);
+    CHECK(out.value == 0 && out.taken == 0 && out.pending == 0);
 
-    /* The 27-byte reply fits; the reply buffer shrunk below it, the connection closes empty. */
+    /* The 27-byte reply fits.  With the reply buffer shrunk to 10 bytes, two pipelined GETs'
+     * 54 bytes come in pieces, in order, and the connection takes no input until the last
+     * piece is fetched. */
     memcpy(request, get, sizeof(get) - 1);
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, sizeof(get) - 1, &out), LINK_OK);
-    CHECK(out == 27 && !memcmp(reply, "$20\r\n01234567890123456789\r\n", 27));
-    s.reply_max = 26;
-    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, sizeof(get) - 1, &out), LINK_CLOSE_NOW);
-    CHECK_EQ(out, 0);
+    CHECK(out.value == 27 && !memcmp(reply, "$20\r\n01234567890123456789\r\n", 27));
+    static uint8_t fetched[64];
+    size_t got = 0;
+    memcpy(request + sizeof(get) - 1, get, sizeof(get) - 1);
+    s.reply_max = 10;
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, 2 * (sizeof(get) - 1), &out), LINK_OK);
+    CHECK(out.value == 10 && out.taken == 2 * (sizeof(get) - 1) && out.pending == 44);
+    memcpy(fetched, reply, out.value);
+    got = out.value;
+    CHECK_EQ(redis_link_serve(&s, LINK_INPUT, b, sizeof(get) - 1, &out), LINK_BAD_REQUEST);
+    while (got < 54) {
+        CHECK_EQ(redis_link_serve(&s, LINK_MORE_REPLY, b, 0, &out), LINK_OK);
+        CHECK(out.value > 0 && out.value <= 10 && got + out.value + out.pending == 54);
+        memcpy(fetched + got, reply, out.value);
+        got += out.value;
+    }
+    CHECK(!memcmp(fetched, "$20\r\n01234567890123456789\r\n$20\r\n01234567890123456789\r\n", 54));
+    CHECK_EQ(redis_link_serve(&s, LINK_MORE_REPLY, b, 0, &out), LINK_BAD_REQUEST);
     s.reply_max = sizeof(reply);
 
     /* QUIT: its +OK comes with the close. */
     memcpy(request, "QUIT\r\n", 6);
     CHECK_EQ(redis_link_serve(&s, LINK_INPUT, a, 6, &out), LINK_CLOSE_NOW);
-    CHECK(out == 5 && !memcmp(reply, "+OK\r\n", 5));
+    CHECK(out.value == 5 && !memcmp(reply, "+OK\r\n", 5));
 
     CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, a, 0, &out), LINK_OK);
     CHECK_EQ(redis_link_serve(&s, LINK_CLOSE, a, 0, &out), LINK_BAD_REQUEST);
