@@ -16,7 +16,7 @@ import shutil
 
 import pytest
 
-from test_redis_guest import LWIP_PRESENT, Server, redis_cli, ycsb
+from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Server, redis_cli, ycsb
 from test_redis_soak import Resp
 
 RECORDS = OPERATIONS = 32000
@@ -36,7 +36,8 @@ def test_ycsb_workload_a_with_32000_records(lock, cpus):
     server = Server("x86_64", lock, cpus)
     try:
         server.read_until_serving()
-        result = ycsb.workload_a(server.ports, records=RECORDS, operations=OPERATIONS)
+        result = ycsb.workload_a(server.ports, records=RECORDS, operations=OPERATIONS,
+                                 read_timeout=CLIENT_TIMEOUT)
         load, run = result["load"], result["run"]
         assert load["errors"] == 0 and run["errors"] == 0, result
         assert load["operations"] == {"INSERT": RECORDS}, result

@@ -90,10 +90,12 @@ def test_parse_output_counts_every_return_that_is_not_ok():
 [OVERALL], Throughput(ops/sec), 1000.0
 [CLEANUP], Operations, 1
 [READ], Operations, 600
+[READ], MaxLatency(us), 4000
 [READ], Return=OK, 590
 [READ], Return=NOT_FOUND, 10
 [READ-FAILED], Operations, 10
 [UPDATE], Operations, 400
+[UPDATE], MaxLatency(us), 6500
 [UPDATE], Return=OK, 397
 [UPDATE], Return=ERROR, 3
 """
@@ -102,3 +104,10 @@ def test_parse_output_counts_every_return_that_is_not_ok():
     assert r["operations"] == {"READ": 600, "UPDATE": 400}
     assert r["returns"]["UPDATE"] == {"OK": 397, "ERROR": 3}
     assert r["errors"] == 13
+    assert r["max_latency_us"] == 6500
+
+
+def test_read_timeout_becomes_the_bindings_redis_timeout():
+    default = ycsb.client_argv("run", 6379, 10, 10, 1)
+    assert not any(a.startswith("redis.timeout=") for a in default)
+    assert "redis.timeout=300000" in ycsb.client_argv("run", 6379, 10, 10, 1, read_timeout=300)

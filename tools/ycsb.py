@@ -59,9 +59,10 @@ def build() -> None:
 
 
 def parse_output(text: str) -> dict:
-    """YCSB's `[SECTION], metric, value` lines: throughput, operations, returns, errors."""
+    """YCSB's `[SECTION], metric, value` lines: throughput, operations, returns, errors, and the
+    slowest operation's latency in microseconds."""
     result: dict = {"throughput": 0.0, "runtime_ms": 0.0, "operations": {}, "returns": {},
-                    "errors": 0}
+                    "errors": 0, "max_latency_us": 0}
     for line in text.splitlines():
         parts = [p.strip() for p in line.split(",")]
         if len(parts) != 3 or not parts[0].startswith("[") or not parts[0].endswith("]"):
@@ -73,6 +74,8 @@ def parse_output(text: str) -> dict:
             result["runtime_ms"] = float(value)
         elif metric == "Operations" and not section.endswith("-FAILED") and section != "CLEANUP":
             result["operations"][section] = int(value)
+        elif metric == "MaxLatency(us)" and section not in ("OVERALL", "CLEANUP"):
+            result["max_latency_us"] = max(result["max_latency_us"], int(float(value)))
         elif metric.startswith("Return="):
             status = metric[len("Return="):]
             result["returns"].setdefault(section, {})[status] = int(value)
@@ -81,9 +84,14 @@ def parse_output(text: str) -> dict:
     return result
 
 
-def client_argv(phase: str, port: int, records: int, operations: int, threads: int) -> list[str]:
+def client_argv(phase: str, port: int, records: int, operations: int, threads: int,
+                read_timeout: float | None = None) -> list[str]:
+    """read_timeout: seconds Jedis waits to connect and for each read of a reply
+    (`redis.timeout`); None keeps the binding's 10 s."""
     props = {**WORKLOAD_A, "recordcount": records, "operationcount": operations,
              "redis.host": HOST, "redis.port": port}
+    if read_timeout is not None:
+        props["redis.timeout"] = int(read_timeout * 1000)
     argv = ["java", "-cp", f"{JAR}:{BUILD / 'lib'}/*", "site.ycsb.Client",
             "-load" if phase == "load" else "-t", "-db", BINDING, "-threads", str(threads)]
     for key, value in props.items():
@@ -92,9 +100,9 @@ def client_argv(phase: str, port: int, records: int, operations: int, threads: i
 
 
 def run_phase(phase: str, ports: list[int], records: int, operations: int, threads: int = 1,
-              timeout: float = 1800) -> dict:
+              timeout: float = 1800, read_timeout: float | None = None) -> dict:
     """One phase on every port at once; the clients' results summed, and each client's."""
-    procs = [subprocess.Popen(client_argv(phase, port, records, operations, threads),
+    procs = [subprocess.Popen(client_argv(phase, port, records, operations, threads, read_timeout),
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for port in ports]
     clients = []
@@ -111,17 +119,19 @@ def run_phase(phase: str, ports: list[int], records: int, operations: int, threa
                             f"{out[-2000:]}\n{err[-2000:]}")
         clients.append({"port": port, **parsed})
     total: dict = {"phase": phase, "throughput": sum(c["throughput"] for c in clients),
-                   "errors": sum(c["errors"] for c in clients), "operations": {}, "clients": clients}
+                   "errors": sum(c["errors"] for c in clients), "operations": {}, "clients": clients,
+                   "max_latency_us": max(c["max_latency_us"] for c in clients)}
     for c in clients:
         for section, n in c["operations"].items():
             total["operations"][section] = total["operations"].get(section, 0) + n
     return total
 
 
-def workload_a(ports: list[int], records: int, operations: int, threads: int = 1) -> dict:
+def workload_a(ports: list[int], records: int, operations: int, threads: int = 1,
+               read_timeout: float | None = None) -> dict:
     build()
-    return {"load": run_phase("load", ports, records, records, threads),
-            "run": run_phase("run", ports, records, operations, threads)}
+    return {"load": run_phase("load", ports, records, records, threads, read_timeout=read_timeout),
+            "run": run_phase("run", ports, records, operations, threads, read_timeout=read_timeout)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -130,11 +140,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--records", type=int, default=32000, help="records per server (the papers: 32,000)")
     p.add_argument("--operations", type=int, default=100000, help="operations per client")
     p.add_argument("--threads", type=int, default=1, help="YCSB threads per client")
+    p.add_argument("--read-timeout", type=float,
+                   help="seconds Jedis waits to connect and for each read of a reply (default 10)")
     p.add_argument("--json", type=Path, help="also write the result here")
     args = p.parse_args(argv)
     try:
         result = workload_a([int(x) for x in args.ports.split(",")], args.records, args.operations,
-                            args.threads)
+                            args.threads, read_timeout=args.read_timeout)
     except YcsbError as e:
         print(f"ycsb: {e}", file=sys.stderr)
         return 1

@@ -66,6 +66,15 @@
 #define TCP_KEEPINTVL_DEFAULT       5000
 #define TCP_KEEPCNT_DEFAULT         4
 
+/*
+ * A SYN may reopen a connection held in TIME-WAIT when its sequence number is beyond the old
+ * connection's (RFC 1122 4.2.2.13), which lwIP 2.1.3 does not do by itself: QEMU's user
+ * network reuses the host clients' ports, and a client given the port of a connection the
+ * server closed moments ago otherwise waits minutes for its first reply (tcp_timewait_reuse.c).
+ */
+#define LWIP_HOOK_FILENAME          "tcp_timewait_reuse.h"
+#define LWIP_HOOK_IP4_INPUT(p, inp) tcp_timewait_reuse((p), (inp))
+
 #define LWIP_NETIF_STATUS_CALLBACK  0
 #define LWIP_NETIF_LINK_CALLBACK    0
 
