@@ -193,13 +193,15 @@ def _redis_figure(records, stem: Path, key: str, title: str, ylabel: str) -> lis
 
 
 def redis_throughput(records, stem: Path) -> list[Path]:
-    """002 Figure 3: Redis throughput against cores per variant."""
+    """Redis throughput against cores per variant, as Figure 3 of "For a Microkernel, a Big
+    Lock Is Fine"."""
     return _redis_figure(records, stem, "throughput", "Redis throughput (redis-benchmark set,get)",
                          "operations per wall-clock second\n(under TCG: emulation speed)")
 
 
 def redis_xput(records, stem: Path) -> list[Path]:
-    """002 Figure 4: Redis throughput divided by mean core utilisation."""
+    """Redis throughput divided by mean core utilisation, as Figure 4 of "For a Microkernel, a
+    Big Lock Is Fine"."""
     return _redis_figure(records, stem, "xput", "Redis Xput = throughput / mean utilisation",
                          "operations per second of full utilisation\n(under TCG: emulation speed)")
 

@@ -14,7 +14,7 @@ under -icount):
     utilisation = 1 - d(idle) / d(now)
     delay       = d(user) / d(entries)         the model's think time per kernel entry
 
-and over the window (002 section 5.2):
+and over the window ("For a Microkernel, a Big Lock Is Fine", section 5.2):
 
     throughput  = operations / wall seconds    (under TCG: emulation speed)
     Xput        = throughput / mean utilisation

@@ -162,7 +162,8 @@ def report(records) -> str:
         return ""
     tcg = any(b.icount for b in found)
     parts = ["== Redis (redis-benchmark set,get on every served port) ==", table(found),
-             "Xput = throughput / mean utilisation of all cores (002 section 5.2). "
+             "Xput = throughput / mean utilisation of all cores (\"For a Microkernel, a Big Lock Is "
+             "Fine\", section 5.2). "
              + ("Under TCG, throughput and Xput are emulation speed: compare the per-operation "
                 "figures: exact instruction counts under -icount, though how many requests one "
                 "kernel entry serves varies from boot to boot (packets come from the host in "
