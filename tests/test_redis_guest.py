@@ -355,8 +355,8 @@ def test_processes_layout_serves_through_the_server_process(arch):
         assert redis_cli(port, "PING") == "PONG"
         # INFO's stack figures come from the stack process (the server runs no lwIP): the asking
         # connection is one of lwIP's pcbs.
-        info = info_fields(port)
-        assert int(info["tcp_pcbs"]) >= 1 and int(info["tcp_output_queued"]) == 0, info
+        fields = info(port)
+        assert int(fields["tcp_pcbs"]) >= 1 and int(fields["tcp_output_queued"]) == 0, fields
         assert redis_cli(port, "SET", "k", "v") == "OK"
         assert redis_cli(port, "GET", "k") == "v"
         big = "x" * 100_000
@@ -393,34 +393,82 @@ def resp_command(*args: bytes | str) -> bytes:
     return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
 
 
-def read_reply(f):
-    """One RESP2 reply from the buffered socket file f: bytes for a bulk (None for nil), str for
-    a status, ("error", text) for an error, int, or a list."""
-    line = f.readline()
-    assert line.endswith(b"\r\n"), f"the connection ended inside a reply: {line[:80]!r}"
-    kind, rest = line[:1], line[1:-2]
-    if kind == b"+":
-        return rest.decode()
-    if kind == b"-":
-        return ("error", rest.decode())
-    if kind == b":":
-        return int(rest)
-    if kind == b"$":
-        n = int(rest)
-        if n < 0:
-            return None
-        data = f.read(n + 2)
-        assert len(data) == n + 2 and data.endswith(b"\r\n"), f"a bulk of {n} bytes ended after {len(data)}"
-        return data[:-2]
-    assert kind == b"*", line[:80]
-    return [read_reply(f) for _ in range(int(rest))]
+class RespError(Exception):
+    pass
 
 
-def info_fields(port: int) -> dict[str, str]:
-    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
-        s.sendall(resp_command("INFO"))
-        text = read_reply(s.makefile("rb")).decode()
-    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+class Resp:
+    """A RESP2 client on one socket, enough to pipeline commands and read their replies."""
+
+    def __init__(self, port: int):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
+        self.buf = b""
+
+    def send(self, *commands: tuple[bytes, ...]) -> None:
+        self.sock.sendall(b"".join(resp_command(*words) for words in commands))
+
+    def _fill(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise RespError("the server closed the connection")
+        self.buf += chunk
+
+    def _line(self) -> bytes:
+        while b"\r\n" not in self.buf:
+            self._fill()
+        line, self.buf = self.buf.split(b"\r\n", 1)
+        return line
+
+    def reply(self):
+        """One reply: bytes for +status, RespError instance for -error, int, bulk or None, list."""
+        line = self._line()
+        kind, rest = line[:1], line[1:]
+        if kind == b"+":
+            return rest
+        if kind == b"-":
+            return RespError(rest.decode(errors="replace"))
+        if kind == b":":
+            return int(rest)
+        if kind == b"$":
+            n = int(rest)
+            if n < 0:
+                return None
+            while len(self.buf) < n + 2:
+                self._fill()
+            data, self.buf = self.buf[:n], self.buf[n + 2:]
+            return data
+        if kind == b"*":
+            n = int(rest)
+            return None if n < 0 else [self.reply() for _ in range(n)]
+        raise RespError(f"unparsable reply line {line[:80]!r}")
+
+    def call(self, *words: bytes):
+        self.send(words)
+        return self.reply()
+
+    def reset(self) -> None:
+        """Close with a reset (RST), whatever is unread or unsent."""
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.sock.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def info(port: int) -> dict[str, str]:
+    """INFO from a fresh connection, as name -> value."""
+    c = Resp(port)
+    try:
+        text = c.call(b"INFO")
+    finally:
+        c.close()
+    assert isinstance(text, bytes), text
+    fields = {}
+    for line in text.decode().splitlines():
+        if ":" in line and not line.startswith("#"):
+            name, value = line.split(":", 1)
+            fields[name] = value
+    return fields
 
 
 # Replies larger than lwIP's 256 KiB heap, which once reset the connection of any reply past it,
@@ -450,38 +498,37 @@ def test_replies_larger_than_the_stack_heap_arrive_whole(arch, layout):
     try:
         s.read_until_serving()
         [port] = s.ports
-        before = info_fields(port)
+        before = info(port)
         assert int(before["tcp_pcbs"]) >= 1, before
         assert int(before["tcp_output_queued"]) == 0, before
-        with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as c:
-            f = c.makefile("rb")
+        c = Resp(port)
+        try:
             for key, value in zip(keys, values):
-                c.sendall(resp_command("SET", key, value))
-                assert read_reply(f) == "OK"
-            c.sendall(mget_all)
-            assert read_reply(f) == values
-            c.sendall(b"".join([mget_all, resp_command("PING"), resp_command("SET", "k", "v"),
-                                mget_some, resp_command("INCR", "n"), resp_command("GET", "k"),
-                                resp_command("GET", keys[-1])]))
-            assert read_reply(f) == values
-            assert read_reply(f) == "PONG"
-            assert read_reply(f) == "OK"
-            assert read_reply(f) == values[:nsmall]
-            assert read_reply(f) == 1
-            assert read_reply(f) == b"v"
-            assert read_reply(f) == values[-1]
+                assert c.call("SET", key, value) == b"OK"
+            c.sock.sendall(mget_all)
+            assert c.reply() == values
+            c.sock.sendall(b"".join([mget_all, resp_command("PING"), resp_command("SET", "k", "v"),
+                                     mget_some, resp_command("INCR", "n"), resp_command("GET", "k"),
+                                     resp_command("GET", keys[-1])]))
+            assert c.reply() == values
+            assert c.reply() == b"PONG"
+            assert c.reply() == b"OK"
+            assert c.reply() == values[:nsmall]
+            assert c.reply() == 1
+            assert c.reply() == b"v"
+            assert c.reply() == values[-1]
             reply_bytes = len(mget_all) + nkeys * 12  # the reply's framing is smaller than this
 
             # A client that pipelines four of the large MGETs and reads nothing.
             # (Its receive buffer stays the default: one smaller than the loopback's 64 KiB MSS
             # makes the host's TCP wait for its zero-window probes, tens of seconds, after each
             # read.)
-            hog = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
-            hog.sendall(mget_all * 4)
+            hog = Resp(port)
+            hog.sock.sendall(mget_all * 4)
             # Others are served meanwhile; the guest holds the hog's input, and about one reply.
             deadline = time.monotonic() + CLIENT_TIMEOUT
             while True:
-                held = info_fields(port)
+                held = info(port)
                 if int(held["tcp_output_queued"]) > 0 or time.monotonic() > deadline:
                     break
                 time.sleep(1)
@@ -489,17 +536,17 @@ def test_replies_larger_than_the_stack_heap_arrive_whole(arch, layout):
             assert int(held["stack_heap_used"]) > 0, held    # the hog's send buffer
             bound = nkeys * VALUE_BYTES + reply_bytes + (64 << 10)
             assert 0 < int(held["tcp_output_queued"]) <= bound, held
-            c.sendall(resp_command("GET", "k"))
-            assert read_reply(f) == b"v"
-            again = info_fields(port)
+            assert c.call("GET", "k") == b"v"
+            again = info(port)
             assert int(again["tcp_output_queued"]) <= bound, again
-            hf = hog.makefile("rb")
             for _ in range(4):
-                assert read_reply(hf) == values
+                assert hog.reply() == values
             hog.close()
+        finally:
+            c.close()
         # Every reply is out: nothing stays queued in the glue.
         deadline = time.monotonic() + CLIENT_TIMEOUT
-        while int((after := info_fields(port))["tcp_output_queued"]) and time.monotonic() < deadline:
+        while int((after := info(port))["tcp_output_queued"]) and time.monotonic() < deadline:
             time.sleep(1)
         assert int(after["tcp_output_queued"]) == 0, after
     finally:

@@ -41,7 +41,6 @@ import random
 import select
 import shutil
 import socket
-import struct
 import subprocess
 import threading
 import time
@@ -49,7 +48,7 @@ import time
 import pytest
 
 from records import PREFIX
-from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Server, flood, ycsb
+from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Resp, RespError, Server, flood, info, ycsb
 
 # The issue's 10 minutes, in `make test`; REDIS_SOAK_SECONDS sets another length, 0 skips.
 SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "600"))
@@ -83,87 +82,6 @@ COUNTER = b"soak:counter"
 
 YCSB_RECORDS, YCSB_OPERATIONS = 500, 1000
 YCSB_PAUSE = 30.0
-
-
-class RespError(Exception):
-    pass
-
-
-class Resp:
-    """A RESP2 client on one socket, enough to pipeline commands and read their replies."""
-
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
-        self.buf = b""
-
-    def send(self, *commands: tuple[bytes, ...]) -> None:
-        out = b""
-        for words in commands:
-            out += b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
-        self.sock.sendall(out)
-
-    def _fill(self) -> None:
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise RespError("the server closed the connection")
-        self.buf += chunk
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def reply(self):
-        """One reply: bytes for +status, RespError instance for -error, int, bulk or None, list."""
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"+":
-            return rest
-        if kind == b"-":
-            return RespError(rest.decode(errors="replace"))
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self._fill()
-            data, self.buf = self.buf[:n], self.buf[n + 2:]
-            return data
-        if kind == b"*":
-            n = int(rest)
-            return None if n < 0 else [self.reply() for _ in range(n)]
-        raise RespError(f"unparsable reply line {line[:80]!r}")
-
-    def call(self, *words: bytes):
-        self.send(words)
-        return self.reply()
-
-    def reset(self) -> None:
-        """Close with a reset (RST), whatever is unread or unsent."""
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.sock.close()
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def info(port: int) -> dict[str, str]:
-    """INFO from a fresh connection, as name -> value."""
-    c = Resp(port)
-    try:
-        text = c.call(b"INFO")
-    finally:
-        c.close()
-    assert isinstance(text, bytes), text
-    fields = {}
-    for line in text.decode().splitlines():
-        if ":" in line and not line.startswith("#"):
-            name, value = line.split(":", 1)
-            fields[name] = value
-    return fields
 
 
 class Load:
