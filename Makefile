@@ -125,6 +125,12 @@ $(BUILD)/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(KCC) $(COMMON) $(ARCH_KCFLAGS) $(DEFS) $(KERNEL_INC) -c $< -o $@
 
+# Every function of the IPC fastpath never returns, so its callers need no
+# register kept: the port's ARCH_FASTPATH_CFLAGS may declare every register
+# clobbered by calls, which spares the fastpath the prologue that saves them
+# (arch/*/build.mk).  Nothing in kernel/fastpath.c may return to another file.
+$(BUILD)/kernel/fastpath.c.o: ARCH_KCFLAGS += $(ARCH_FASTPATH_CFLAGS)
+
 $(BUILD)/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(KCC) $(ARCH_KASFLAGS) $(DEFS) $(KERNEL_INC) -MMD -MP -c $< -o $@

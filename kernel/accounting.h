@@ -29,6 +29,25 @@ void accounting_enter_stamped(struct core_account *a);
 void accounting_exit_stamped(struct core_account *a, const struct core *c);
 
 /*
+ * Whether this entry on c (this core) needs only its count: no stamp from
+ * the last exit to charge, timing off.  Then accounting_enter() is
+ * accounting_count_entry().
+ */
+static inline __attribute__((always_inline)) bool accounting_enter_is_count_only(struct core *c)
+{
+    struct core_account *a = &c->account;
+
+    return (a->exit_stamp | __atomic_load_n(&a->timing, __ATOMIC_RELAXED)) == 0;
+}
+
+static inline __attribute__((always_inline)) void accounting_count_entry(struct core *c, enum entry_cause cause)
+{
+    struct core_account *a = &c->account;
+
+    __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
+}
+
+/*
  * First thing in every kernel entry, while the core's current thread is
  * still the interrupted one; c is this core (my_core()).  Always inlined:
  * these hooks run on the IPC fastpath, where a call would cost more than
@@ -36,11 +55,9 @@ void accounting_exit_stamped(struct core_account *a, const struct core *c);
  */
 static inline __attribute__((always_inline)) void accounting_enter(struct core *c, enum entry_cause cause)
 {
-    struct core_account *a = &c->account;
-
-    __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
-    if (unlikely(a->exit_stamp | __atomic_load_n(&a->timing, __ATOMIC_RELAXED)))
-        accounting_enter_stamped(a);
+    accounting_count_entry(c, cause);
+    if (unlikely(!accounting_enter_is_count_only(c)))
+        accounting_enter_stamped(&c->account);
 }
 
 /* Last thing before returning to c->current (c is this core's state). */

@@ -17,6 +17,15 @@
  *   static inline word_t arch_virt_to_phys(const void *vaddr)
  *
  * <arch/abi_regs.h> must define the register accessors (below, inline).
+ * <arch/exit.h> must define or declare the two steps out of the kernel
+ * that every IPC takes (inline where the port can):
+ *   void arch_vspace_load(word_t vspace_root_paddr, unsigned asid)
+ *       load an address space on this core (done after the lock release);
+ *       vspace_root_paddr 0 is the kernel-only space.  Called only for a
+ *       space other than the loaded one.
+ *   _Noreturn void arch_return_to_user_thread(struct arch_context *ctx)
+ *       arch_return_to_user() for a user thread (never the idle thread),
+ *       which the thread's core has made current.
  * <arch/this_core.h>, included by kernel/core.h once struct core is
  * complete, must define
  *   static inline struct core *arch_this_core(void)   &cores[arch_core_id()]
@@ -128,6 +137,7 @@ enum abi_reg {
  * kernel entry reads and writes several, the IPC fastpath a dozen.
  */
 #include <arch/abi_regs.h>
+#include <arch/exit.h>
 
 /* Make the thread re-execute the system call it is in (preemption points, restarts). */
 void arch_context_restart_syscall(struct arch_context *ctx);
@@ -219,9 +229,6 @@ void arch_frame_unmap(void *root, word_t vaddr, bool large);
 
 /* Translate a user address in an address space (for the kernel's own checks); false if unmapped. */
 bool arch_user_translate(void *root, word_t vaddr, word_t *paddr, bool *writable);
-
-/* Load an address space on this core (deferred until after the lock). NULL: the kernel-only space. */
-void arch_vspace_load(word_t vspace_root_paddr, unsigned asid);
 
 /* Flush this core's TLB entries for an address space (or everything: asid ~0u). */
 void arch_tlb_flush_local(unsigned asid, word_t vaddr, bool whole_space);

@@ -141,6 +141,13 @@ void core_defer_ipi(unsigned target);
 void core_defer_irq(unsigned irq, enum deferred_irq_op op);
 void core_do_deferred_work(struct deferred_work *d);
 
+/* Whether c's mailbox holds a request not yet served (c is this core). */
+static ALWAYS_INLINE bool core_mailbox_pending(struct core *c)
+{
+    /* Relaxed: serving it loads seq again with acquire order (core_serve_mailbox()). */
+    return __atomic_load_n(&c->mailbox.seq, __ATOMIC_RELAXED) != c->mailbox.ack;
+}
+
 /*
  * Serve this core's mailbox.  Runs on every kernel entry, while spinning
  * for the kernel lock and while waiting for another core's

@@ -388,6 +388,8 @@ static bool check_asids(void)
             if (a == 0)
                 return fail("ASID 0 is in use");
             live++;
+            if (e->root_paddr != arch_virt_to_phys(e->root))
+                return fail("an ASID's root table address is not its root's");
             for (unsigned core = ncores_online; core < NCPUS; core++) {
                 if (coreset_has(&e->loaded, core))
                     return fail("ASID loaded on a core that is not online");
@@ -408,7 +410,7 @@ static bool check_asids(void)
         const struct asid_entry *e = &asid_table[c->loaded_asid];
         if (!coreset_has(&e->loaded, core))
             return fail("a core runs on an address space that does not list it");
-        if (c->loaded_vspace_paddr != arch_virt_to_phys(e->root))
+        if (c->loaded_vspace_paddr != e->root_paddr)
             return fail("a core's loaded root table is not its ASID's");
     }
     for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {

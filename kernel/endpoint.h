@@ -79,6 +79,22 @@ static inline void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
         ep->state = EP_IDLE;
 }
 
+/* endpoint_dequeue(ep, t) for t at the head of the queue (caller holds [e] and [t]). */
+static inline void endpoint_dequeue_head(struct endpoint *ep, struct tcb *t)
+{
+    struct tcb *next = t->ep_next;
+
+    ep->head = next;
+    if (next) {
+        next->ep_prev = NULL;
+    } else {
+        ep->tail = NULL;
+        ep->state = EP_IDLE;
+    }
+    t->ep_next = NULL;
+    t->blocked_on = NULL;
+}
+
 /* Append t to ep's queue; the caller sets ep->state (caller holds [e] and [t]). */
 static inline void endpoint_append(struct endpoint *ep, struct tcb *t)
 {

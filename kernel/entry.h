@@ -11,17 +11,40 @@
 #include "core.h"
 #include <lock.h>
 
+/* Step 1's note of the entering thread; a system call never comes from the idle thread. */
+static ALWAYS_INLINE void note_entry_thread(struct core *c, bool is_syscall)
+{
+    struct tcb *cur = c->current;
+
+    /* The core's idle thread when nothing else runs. */
+    if (!cur)
+        __builtin_unreachable();
+    c->entry_thread = is_syscall || cur != c->idle ? cur : NULL;
+    c->entry_is_syscall = is_syscall;
+}
+
 /*
  * On c, this core (my_core(), which the caller has at hand).  Returns the
  * thread whose entry this is, or NULL if a request took it away meanwhile.
  */
 static ALWAYS_INLINE struct tcb *kernel_enter(struct core *c, enum kernel_entry_kind kind, bool is_syscall)
 {
-    struct tcb *cur = c->current;
-
-    c->entry_thread = cur == c->idle ? NULL : cur;
-    c->entry_is_syscall = is_syscall;
+    note_entry_thread(c, is_syscall);
     core_serve_mailbox();
+    kernel_lock_acquire(kind);
+    return c->entry_thread;
+}
+
+/*
+ * kernel_enter(c, kind, true) on a core that has just found its mailbox
+ * empty (core_mailbox_pending()), the IPC fastpath's common entry.  A
+ * request can only come from a core holding the lock exclusively, so one
+ * posted after that look is served while waiting for the lock, as in
+ * kernel_enter().
+ */
+static ALWAYS_INLINE struct tcb *kernel_enter_syscall_mailbox_empty(struct core *c, enum kernel_entry_kind kind)
+{
+    note_entry_thread(c, true);
     kernel_lock_acquire(kind);
     return c->entry_thread;
 }

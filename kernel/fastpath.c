@@ -5,8 +5,11 @@
  * direct switch to the partner:
  *
  *   - no capabilities transferred, message length <= ARCH_MSG_REGISTERS;
- *   - the cap is an endpoint cap with the rights the slow path demands;
- *   - Call: a receiver is waiting on the endpoint;
+ *   - the caller's CSpace is one CNode that takes the whole cptr (the
+ *     shape the root task gives every thread), and the cap is an endpoint
+ *     cap with the rights the slow path demands;
+ *   - Call: a receiver is waiting on the endpoint, and its caller slot is
+ *     empty (it answered its last caller);
  *     ReplyRecv: the caller slot holds a reply cap whose caller waits for
  *     the reply (not a fault reply), no sender is waiting on the endpoint
  *     (so the replier blocks), no notification is bound to the replier;
@@ -32,12 +35,22 @@
  * (sched_highest() says why that is safe).  The address-space switch is
  * loaded after the lock release (after the commit under `rtm`) by the slow
  * path's deferred work (switch_and_leave()).
+ *
+ * Shape: every function here ends in a call that does not return (the
+ * exit to user, the slow path, the general entry), and the rare cases
+ * that would call something that returns (timing, a request in the
+ * mailbox, IRQ or IPI work to do at the exit) leave through such a
+ * function too.  So the fastpath keeps nothing across a call, and the
+ * port may compile this file with every register call-clobbered
+ * (ARCH_FASTPATH_CFLAGS), which spares it the prologue that would save
+ * them.
  */
 #include "fastpath.h"
 #include "accounting.h"
 #include "cspace.h"
 #include "endpoint.h"
 #include "entry.h"
+#include "printf.h"
 #include "reply.h"
 #include "sched.h"
 #include "vspace.h"
@@ -45,39 +58,34 @@
 #include <abi/syscalls.h>
 #include <arch.h>
 
-/* Whether a message can go by the fastpath: registers only, no caps. */
+/* Whether a message can go by the fastpath: registers only, no caps (one test). */
 static ALWAYS_INLINE bool message_fits(word_t mi)
 {
-    return msginfo_extra_caps(mi) == 0 && msginfo_length(mi) <= ARCH_MSG_REGISTERS;
+    return msginfo_length_and_caps(mi) <= ARCH_MSG_REGISTERS;
 }
 
 /*
- * The slot cptr names in t's CSpace, as cspace_lookup_cap() finds it, or
- * NULL when that lookup fails.  The common shape, a root CNode whose guard
- * and radix take the whole word (every CSpace the root task makes), is one
- * guard check and one index; any other shape takes the general resolver.
+ * The cap cptr names in t's CSpace when that CSpace has the common shape,
+ * a root CNode whose guard and radix take the whole word (every CSpace the
+ * root task makes), and the cap is an endpoint cap with all of `rights`;
+ * else NULL, and the slow path looks it up the general way (and reports
+ * any failure).  One guard check and one index.
  */
-static ALWAYS_INLINE struct cte *lookup_slot(struct tcb *t, cptr_t cptr)
-{
-    const struct cap *root = &t->slots[TCB_SLOT_CSPACE].cap;
-
-    if (likely(root->type == CAP_CNODE && root->size_bits + root->guard_bits == WORD_BITS)) {
-        if (cptr >> root->size_bits != root->guard)
-            return NULL;
-        return &cnode_slots(root)[cptr & MASK(root->size_bits)];
-    }
-    struct lookup_result r = cspace_lookup_cap(t, cptr);
-    return r.failure ? NULL : r.slot;
-}
-
-/* The endpoint named by cptr in t's CSpace if the cap has all of `rights`, else NULL. */
 static ALWAYS_INLINE const struct cap *endpoint_cap(struct tcb *t, unsigned rights)
 {
-    struct cte *slot = lookup_slot(t, arch_get_reg(&t->context, ABI_CPTR));
+    const struct cap *root = &t->slots[TCB_SLOT_CSPACE].cap;
+    cptr_t cptr = arch_get_reg(&t->context, ABI_CPTR);
 
-    if (!slot || slot->cap.type != CAP_ENDPOINT || (slot->cap.rights & rights) != rights)
+    if (root->type != CAP_CNODE || root->size_bits + root->guard_bits != WORD_BITS)
         return NULL;
-    return &slot->cap;
+    word_t guard = cptr >> root->size_bits;
+    if (guard != root->guard)
+        return NULL;
+    /* cptr & MASK(size_bits), from the guard already in hand. */
+    const struct cap *cap = &cnode_slots(root)[cptr - (guard << root->size_bits)].cap;
+    if (cap->type != CAP_ENDPOINT || (cap->rights & rights) != rights)
+        return NULL;
+    return cap;
 }
 
 /*
@@ -120,90 +128,84 @@ static ALWAYS_INLINE void copy_message(struct tcb *from, struct tcb *to, word_t 
 }
 
 /*
- * *to = *from as one load and one store per word: GCC copies a 32-byte
- * structure with REP MOVSL on x86_64, which the emulator runs as one
- * instruction per four bytes (the kernel has no vector registers for it).
- * The words are read through a may_alias type, which is what lets a cap be
- * accessed as words.
+ * *cap = a cap of `type` with `rights` naming `obj`, every other field 0,
+ * field by field: assigning a structure built elsewhere copies it through
+ * the stack (REP MOVS on x86_64, which the emulator runs one word at a
+ * time).  GCC merges the byte fields into one store.
  */
-static ALWAYS_INLINE void copy_cap_by_words(struct cap *to, const struct cap *from)
+static ALWAYS_INLINE void cap_set_plain(struct cap *cap, enum cap_type type, uint8_t rights, void *obj)
 {
-    typedef word_t __attribute__((may_alias)) cap_word_t;
-    const cap_word_t *src = (const cap_word_t *)from;
-    cap_word_t *dst = (cap_word_t *)to;
-
-    _Static_assert(sizeof(struct cap) % sizeof(word_t) == 0 && _Alignof(struct cap) >= _Alignof(word_t),
-                   "a cap is whole, aligned words");
-#pragma GCC unroll 8
-    for (unsigned i = 0; i < sizeof(struct cap) / sizeof(word_t); i++)
-        dst[i] = src[i];
+    cap->type = (uint8_t)type;
+    cap->rights = rights;
+    cap->size_bits = 0;
+    cap->flags = 0;
+    cap->guard_bits = 0;
+    cap->level = 0;
+    cap->asid = 0;
+    cap->obj = obj;
+    cap->badge = 0;
+    cap->asid_gen = 0;
+    _Static_assert(sizeof(struct cap) == 8 + 3 * sizeof(word_t), "every field of struct cap is set above");
 }
 
 /*
  * reply_setup(caller, receiver, grant != 0), where grant is the send cap's
- * RIGHT_GRANT bit (0 or RIGHT_GRANT), when the receiver's caller slot is
- * empty and the caller's master has no child (every round trip after the
- * first: ReplyRecv emptied the slot): the reply cap is the master's with
- * the flags cleared and the rights set, linked as the master's only child.
- * Otherwise the general reply_setup() drops the stale caps first.
+ * RIGHT_GRANT bit (0 or RIGHT_GRANT), for a receiver whose caller slot is
+ * empty (fastpath_applies_to_call() checked it): the reply cap is the
+ * master's (tcb_install_master_reply()) without CAPF_MASTER and with the
+ * rights set, linked as the master's only child.  A running caller's master
+ * has no child (a reply cap exists only while its thread waits for the
+ * reply, kernel/debug.c).
  */
 static ALWAYS_INLINE void reply_setup_fast(struct tcb *caller, struct tcb *receiver, unsigned grant)
 {
     struct cte *master = &caller->slots[TCB_SLOT_REPLY];
     struct cte *dest = &receiver->slots[TCB_SLOT_CALLER];
 
-    if (unlikely(!cap_is_null(&dest->cap) || master->cdt_next)) {
-        reply_setup(caller, receiver, grant != 0);
-        return;
-    }
-    copy_cap_by_words(&dest->cap, &master->cap);
-    dest->cap.flags = 0;
-    dest->cap.rights = (uint8_t)((RIGHTS_ALL & ~RIGHT_GRANT) | grant);
-    dest->cdt_depth = master->cdt_depth + 1;
+    assert(!master->cdt_next && master->cdt_depth == 0 && cap_is_null(&dest->cap));
+    cap_set_plain(&dest->cap, CAP_REPLY, (uint8_t)((RIGHTS_ALL & ~RIGHT_GRANT) | grant), caller);
+    dest->cdt_depth = 1;
     dest->cdt_prev = master;
     dest->cdt_next = NULL;
     master->cdt_next = dest;
 }
 
 /*
- * reply_clear(slot) for a reply cap, which has no children (nothing is
- * ever derived from one): unlink it from its master and empty the slot.
+ * reply_clear(slot) for a reply cap, which is its master's only child and
+ * has none of its own (nothing is ever derived from one): unlink it from
+ * the master and empty the slot.
  */
 static ALWAYS_INLINE void reply_clear_fast(struct cte *slot)
 {
-    if (unlikely(slot->cdt_next)) {
-        reply_clear(slot);
-        return;
-    }
-    if (slot->cdt_prev)
-        slot->cdt_prev->cdt_next = NULL;
+    assert(!slot->cdt_next && slot->cdt_prev && slot->cdt_prev->cdt_next == slot);
+    slot->cdt_prev->cdt_next = NULL;
     slot->cdt_prev = NULL;
     slot->cdt_depth = 0;
-    /* cap_null(), field by field: assigning the returned structure copies it
-     * through the stack, and a memset becomes REP STOS, one instruction per
-     * word under the emulator.  GCC merges the byte fields into one store. */
-    struct cap *cap = &slot->cap;
-    cap->type = CAP_NULL;
-    cap->rights = 0;
-    cap->size_bits = 0;
-    cap->flags = 0;
-    cap->guard_bits = 0;
-    cap->level = 0;
-    cap->asid = 0;
-    cap->obj = NULL;
-    cap->badge = 0;
-    cap->asid_gen = 0;
-    _Static_assert(sizeof(struct cap) == 8 + 3 * sizeof(word_t), "every field of struct cap is cleared above");
+    cap_set_plain(&slot->cap, CAP_NULL, 0, NULL);
+}
+
+/*
+ * The end of an entry that recorded IRQ or IPI work or runs with timing on
+ * (switch_and_leave()).  Out of line and not returning, so that the
+ * fastpath itself keeps nothing across a call.
+ */
+static _Noreturn __attribute__((noinline, cold)) void leave_switched_slowly(struct core *c, struct tcb *to)
+{
+    core_run_deferred_irq_ipi(c);
+    accounting_exit_switched(c);
+    arch_return_to_user_thread(&to->context);
 }
 
 /*
  * What schedule() would do on picking `to`, which was blocked (not queued),
  * and the end of the entry (kernel/syscall.c, step 5): the fastpath touched
- * no ready queue, so there is nothing for schedule() to decide.  Left from
- * here, not from handle_syscall(), so that the successful fastpath never
- * returns through a function epilogue.  The address-space switch is the
- * slow path's (vspace_switch(), core_load_vspace()), except that whether
- * to load stays in a register instead of the deferred record.
+ * no ready queue, so there is nothing for schedule() to decide.  The
+ * address-space switch is the slow path's (vspace_switch(),
+ * core_load_vspace()), except that whether to load stays in a register
+ * instead of the deferred record.  IRQ or IPI work recorded meanwhile (by
+ * a request served while waiting for the lock) and timing go to
+ * leave_switched_slowly(): every call on this path is one that does not
+ * return, so the fastpath keeps nothing across a call.
  */
 static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb *to)
 {
@@ -215,9 +217,26 @@ static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb 
     kernel_lock_release();
     if (load)
         core_load_vspace(c);
-    core_run_deferred_irq_ipi(c);
-    accounting_exit_switched(c);
-    arch_return_to_user(c->current);
+    if (unlikely(c->deferred.pending | (c->account.entry_stamp != 0)))
+        leave_switched_slowly(c, to);
+    arch_return_to_user_thread(&to->context);
+}
+
+/*
+ * The head of ep's queue when the endpoint holds waiting receivers, else
+ * NULL.  Under [e] or a kernel lock held exclusively the head of a
+ * receiving endpoint exists; read without them (LOCK=fine, to identify the
+ * partner before locking) both loads are a guess, relaxed, which the
+ * caller checks again under [e] (the read side keeps the TCB alive).
+ */
+static ALWAYS_INLINE struct tcb *waiting_receiver(struct endpoint *ep)
+{
+    if (__atomic_load_n(&ep->state, __ATOMIC_RELAXED) != EP_RECV)
+        return NULL;
+    struct tcb *head = __atomic_load_n(&ep->head, __ATOMIC_RELAXED);
+    if (!OBJECT_LOCKS_IN_USE && !head)
+        __builtin_unreachable();
+    return head;
 }
 
 /* The Call fastpath for t, this core's entry thread; returns when it does not apply. */
@@ -236,17 +255,24 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
         return;
     ep = cap->obj;
-    dest = endpoint_peek(ep, EP_RECV);
-    if (!dest || !may_switch_to(c, me, dest))
+    dest = waiting_receiver(ep);
+    /* A receiver that kept its last caller's reply cap: the slow path drops that one first. */
+    if (!dest || !may_switch_to(c, me, dest) || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap))
         return;
 
-    /* Three distinct locks: dest was blocked in ep's queue, t is running. */
+    /*
+     * Three distinct locks: dest was blocked in ep's queue, t is running.
+     * Under them, dest at the head again means it is the same wait (ABA:
+     * it may have been served and queued again meanwhile, which its caller
+     * slot would show).
+     */
     object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
-    if (OBJECT_LOCKS_IN_USE && endpoint_peek(ep, EP_RECV) != dest) {
+    if (OBJECT_LOCKS_IN_USE &&
+        (waiting_receiver(ep) != dest || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap))) {
         object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
         return;
     }
-    endpoint_dequeue(ep, dest);
+    endpoint_dequeue_head(ep, dest);
     copy_message(t, dest, mi, cap->badge);
     dest->state = TS_RUNNING;
     /* The caller waits for the reply, as complete_send() leaves it: the
@@ -261,7 +287,12 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     switch_and_leave(c, dest);
 }
 
-/* The ReplyRecv fastpath for t, this core's entry thread; returns when it does not apply. */
+/*
+ * The ReplyRecv fastpath for t, this core's entry thread; returns when it
+ * does not apply.  The caller slot is [t]: only reply_setup() writes it,
+ * for a sender completing t's receive, and t is running, not receiving;
+ * the cap there names a thread blocked on that reply (kernel/debug.c).
+ */
 static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 {
     word_t mi = arch_get_reg(&t->context, ABI_MSGINFO);
@@ -274,26 +305,28 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
     /* A bound notification may have a signal for the receive: slow path. */
     if (!message_fits(mi) || t->bound_notification || (t->blocked_flags & IPCF_FAULT))
         return;
-    /* The caller slot is [t]: only a sender completing t's receive writes
-     * it, and t is running, not receiving.  Checked again under [t]. */
-    if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
+    if (slot->cap.type != CAP_REPLY)
         return;
+    assert(!(slot->cap.flags & CAPF_MASTER));
     caller = slot->cap.obj;
-    if (caller->priority < t->priority || !may_switch_to(c, me, caller))
+    /* A fault reply, or a replier the slow path would keep in front of its caller. */
+    if ((caller->blocked_flags & IPCF_FAULT) || caller->priority < t->priority ||
+        !may_switch_to(c, me, caller))
         return;
     cap = endpoint_cap(t, RIGHT_READ);
-    if (!cap)
+    /* A sender waiting: the receive would not block. */
+    if (!cap || __atomic_load_n(&((struct endpoint *)cap->obj)->state, __ATOMIC_RELAXED) == EP_SEND)
         return;
     ep = cap->obj;
 
     /* Three distinct locks: the caller waits for t's reply, t is running. */
     object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
-    if ((OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller)) ||
-        caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
-        ep->state == EP_SEND) {
+    if (OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
+                                (caller->blocked_flags & IPCF_FAULT) || ep->state == EP_SEND)) {
         object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
         return;
     }
+    assert(caller->state == TS_BLOCKED_REPLY);
     /* The reply, as reply_via() gives it. */
     copy_message(t, caller, mi, 0);
     caller->blocked_flags = 0;
@@ -310,27 +343,49 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 }
 
 /*
- * Entered from the entry stub, in place of handle_syscall(), so that the
- * common case runs through one function frame, not two.
+ * The fastpath's entries.  The common entry counts itself, finds the
+ * mailbox empty, takes the kernel lock and tries the fastpath; with timing
+ * on or a request in the mailbox, the entry goes through entry_general()
+ * instead, which does steps 1-2 as every entry does and then tries the
+ * same fastpath.  Either way, what the fastpath does not take goes on to
+ * syscall_slowpath() under the same lock acquisition.  The general entry
+ * is a separate copy so that the common one calls nothing that returns.
  */
-_Noreturn void fastpath_call(void)
+static _Noreturn ALWAYS_INLINE void try_fastpath(struct core *c, struct tcb *t, word_t sysno)
+{
+    if (likely(t)) {
+        if (sysno == SYS_CALL)
+            try_call(c, t);
+        else
+            try_reply_recv(c, t);
+    }
+    syscall_slowpath(t, sysno);
+}
+
+static _Noreturn __attribute__((noinline, cold)) void entry_general(word_t sysno)
 {
     struct core *c = my_core();
-    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
-    struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
 
-    if (likely(t))
-        try_call(c, t);
-    syscall_slowpath(t, SYS_CALL);
+    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
+    try_fastpath(c, kernel_enter(c, ENTRY_IPC, true), sysno);
+}
+
+static _Noreturn ALWAYS_INLINE void entry(word_t sysno)
+{
+    struct core *c = my_core();
+
+    if (unlikely(!accounting_enter_is_count_only(c) || core_mailbox_pending(c)))
+        entry_general(sysno);
+    accounting_count_entry(c, ENTRY_CAUSE_SYSCALL);
+    try_fastpath(c, kernel_enter_syscall_mailbox_empty(c, ENTRY_IPC), sysno);
+}
+
+_Noreturn void fastpath_call(void)
+{
+    entry(SYS_CALL);
 }
 
 _Noreturn void fastpath_reply_recv(void)
 {
-    struct core *c = my_core();
-    accounting_enter(c, ENTRY_CAUSE_SYSCALL);
-    struct tcb *t = kernel_enter(c, ENTRY_IPC, true);
-
-    if (likely(t))
-        try_reply_recv(c, t);
-    syscall_slowpath(t, SYS_REPLY_RECV);
+    entry(SYS_REPLY_RECV);
 }

@@ -52,7 +52,7 @@ void sched_evict(struct tcb *t);
  * (sched_enqueue), so this core reschedules right after it returns to
  * user, exactly as if that thread had been queued just after this entry.
  */
-static inline int sched_highest(unsigned core)
+static ALWAYS_INLINE int sched_highest(unsigned core)
 {
     struct core *c = &cores[core];
     /* Relaxed: see above; under [q] the lock orders these loads. */

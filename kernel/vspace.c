@@ -24,6 +24,7 @@ unsigned asid_alloc(void *root)
         asid_next = asid_next + 1 == ASID_COUNT ? 1 : asid_next + 1;
         if (asid_table[a].root == NULL) {
             asid_table[a].root = root;
+            asid_table[a].root_paddr = arch_virt_to_phys(root);
             coreset_clear_all(&asid_table[a].loaded);
             return a;
         }
@@ -115,6 +116,7 @@ void vspace_finalise(const struct cap *c)
     /* Every core that may run on it or cache it leaves it before the memory can be reused. */
     for_loaded_cores(asid, REQ_LEAVE_VSPACE, 0, true);
     asid_table[asid].root = NULL;
+    asid_table[asid].root_paddr = 0;
     asid_table[asid].gen++;
     coreset_clear_all(&asid_table[asid].loaded);
 }

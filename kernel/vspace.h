@@ -25,6 +25,7 @@
 
 struct asid_entry {
     void *root;             /* [w] the VSpace object, or NULL when free */
+    word_t root_paddr;      /* [w] its physical address, which the switch loads */
     word_t gen;             /* [w] bumped on every free */
     coreset_t loaded;       /* cores that have loaded it (atomic OR by each core for itself) */
 };
@@ -34,17 +35,12 @@ extern struct asid_entry asid_table[ASID_COUNT];
 /* Allocate an ASID for a new VSpace; 0 when the table is full.  Caller holds the write side. */
 unsigned asid_alloc(void *root);
 
-/* The root of the thread's address space, or NULL (its vspace slot holds no VSpace cap).
+/* The ASID of the thread's address space, or 0 (its vspace slot holds no VSpace cap).
  * Either side of the kernel lock: the slot is [w]. */
-static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
+static inline unsigned tcb_vspace_asid(const struct tcb *t)
 {
     const struct cap *c = &t->slots[TCB_SLOT_VSPACE].cap;
-    if (c->type != CAP_VSPACE || c->asid == 0) {
-        *asid = 0;
-        return NULL;
-    }
-    *asid = c->asid;
-    return c->obj;
+    return c->type == CAP_VSPACE ? c->asid : 0;
 }
 
 /*
@@ -57,17 +53,22 @@ static inline void *tcb_vspace_root(struct tcb *t, unsigned *asid)
  * fastpath, which keeps the answer in a register).  Inline: the fastpath
  * switches spaces on every call between two of them, and nothing when the
  * space is the same.  Caller holds the kernel lock (either side).
+ *
+ * The ASID alone tells whether the space is the loaded one: a VSpace cap's
+ * ASID is live while the cap exists, and a core that has loaded an ASID
+ * leaves it (REQ_LEAVE_VSPACE) before the ASID is freed and can name
+ * another space (the invariant checker, kernel/debug.c, holds both).
  */
 static ALWAYS_INLINE bool vspace_switch(struct core *c, struct tcb *t)
 {
-    unsigned asid;
-    void *root = tcb_vspace_root(t, &asid);
-    word_t paddr = root ? arch_virt_to_phys(root) : 0;
+    unsigned asid = tcb_vspace_asid(t);
+    word_t paddr = 0;
 
-    if (c->loaded_asid == asid && c->loaded_vspace_paddr == paddr)
+    if (c->loaded_asid == asid)
         return false;
     if (asid) {
-        word_t *bits = &asid_table[asid].loaded.bits[arch_core_id() / WORD_BITS];
+        struct asid_entry *e = &asid_table[asid];
+        word_t *bits = &e->loaded.bits[NCPUS <= WORD_BITS ? 0 : arch_core_id() / WORD_BITS];
         word_t me = BIT(arch_core_id() % WORD_BITS);
         /*
          * Each core adds only itself; the shootdown reads it under the
@@ -77,6 +78,10 @@ static ALWAYS_INLINE bool vspace_switch(struct core *c, struct tcb *t)
          */
         if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
             __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
+        paddr = e->root_paddr;
+        /* A live ASID has a root table (asid_alloc()). */
+        if (!paddr)
+            __builtin_unreachable();
     }
     c->loaded_asid = asid;
     c->loaded_vspace_paddr = paddr;

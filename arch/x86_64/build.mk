@@ -6,6 +6,9 @@ ARCH_LIBGCC :=
 ARCH_KCFLAGS  := -m64 -mcmodel=kernel -mno-red-zone -mgeneral-regs-only -fno-pic -fno-pie \
                  -fno-asynchronous-unwind-tables -fno-omit-frame-pointer
 ARCH_KASFLAGS := -m64 -D__ASSEMBLY__
+# kernel/fastpath.c (Makefile): no frame and no callee-saved registers to save.
+ARCH_FASTPATH_CFLAGS := -fomit-frame-pointer -ffixed-rbp -fcall-used-rbx -fcall-used-r12 \
+                        -fcall-used-r13 -fcall-used-r14 -fcall-used-r15
 ARCH_KLDFLAGS := -m64 -no-pie -Wl,-n -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments -Wl,-z,noexecstack
 ARCH_KERNEL_SRC := $(wildcard arch/x86_64/*.c arch/x86_64/*.S)
 

@@ -66,7 +66,11 @@ static bool canonical(word_t v)
 
 _Noreturn void arch_return_to_user(struct tcb *thread)
 {
-    struct arch_context *ctx = tcb_context(thread);
+    x86_return_to_context(tcb_context(thread));
+}
+
+_Noreturn void x86_return_to_context(struct arch_context *ctx)
+{
     this_core()->current = ctx;
 
     if (ctx->regs[CTX_CS] == SEL_KERNEL_CS)

@@ -37,8 +37,10 @@ void cpu_init_core(void)
     word_t cr4 = read_cr4() & ~CR4_TSD;
     if (x86_features.pge)
         cr4 |= CR4_PGE;
-    if (x86_features.pcid && !(read_cr3() & 0xfff))
+    if (x86_features.pcid && !(read_cr3() & 0xfff)) {
         cr4 |= CR4_PCIDE;
+        this_core()->cr3_asid_mask = 0xfff;
+    }
     write_cr4(cr4);
 
     if (x86_features.nx)

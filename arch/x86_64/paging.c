@@ -188,21 +188,6 @@ void arch_vspace_init_root(void *root)
         pml4[i] = x86_boot_pml4[i];
 }
 
-/*
- * With PCIDs, the address space's ASID tags its TLB entries; every load still
- * flushes that PCID (CR3 bit 63 clear), so no entry survives an unmap that
- * another core's shootdown missed.  What PCIDs save is the kernel's and other
- * spaces' entries; global kernel mappings are kept either way (CR4.PGE).
- */
-void arch_vspace_load(word_t vspace_root_paddr, unsigned asid)
-{
-    word_t cr3 = vspace_root_paddr ? vspace_root_paddr : arch_virt_to_phys(x86_boot_pml4);
-    if (read_cr4() & CR4_PCIDE)
-        cr3 |= asid & 0xfff;
-    if (read_cr3() != cr3)
-        write_cr3(cr3);
-}
-
 void arch_tlb_flush_local(unsigned asid, word_t vaddr, bool whole_space)
 {
     if (asid == ~0u) {

@@ -25,5 +25,7 @@ static inline word_t msginfo_length(word_t mi)         { return mi & 0x7f; }
 static inline word_t msginfo_extra_caps(word_t mi)     { return (mi >> 7) & 3; }
 static inline word_t msginfo_caps_unwrapped(word_t mi) { return (mi >> 9) & 7; }
 static inline word_t msginfo_label(word_t mi)          { return mi >> 12; }
+/* Length and extra caps as one number: the length itself exactly when no caps are sent. */
+static inline word_t msginfo_length_and_caps(word_t mi) { return mi & 0x1ff; }
 
 #endif

@@ -37,9 +37,13 @@ static inline word_t arch_get_reg(const struct arch_context *ctx, enum abi_reg r
     return ctx->regs[arch_abi_slot(reg)];
 }
 
+/* A new RIP may be anything: the thread then leaves by IRETQ, whose checks
+ * arch_return_to_user() makes (CTX_SYSRET's invariant, <arch/exit.h>). */
 static inline void arch_set_reg(struct arch_context *ctx, enum abi_reg reg, word_t value)
 {
     ctx->regs[arch_abi_slot(reg)] = value;
+    if (reg == ABI_IP)
+        ctx->regs[CTX_SYSRET] = 0;
 }
 
 #endif

@@ -57,7 +57,8 @@
 #define CTX_RFLAGS  17
 #define CTX_RSP     18
 #define CTX_SS      19
-#define CTX_SYSRET  20      /* nonzero: entered by SYSCALL, rcx/r11 are dead, leave by SYSRET */
+#define CTX_SYSRET  20      /* nonzero: entered by SYSCALL, rcx/r11 are dead, leave by SYSRET
+                               (and RIP is canonical: <arch/exit.h>) */
 #define CTX_WORDS   21
 
 /* Per-core data starts with these fields; the rest is in <arch/percore.h>. */

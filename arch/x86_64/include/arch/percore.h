@@ -50,6 +50,7 @@ struct x86_core {
     word_t fixup_vector;                /* PERCORE_FIXUP_VECTOR: the vector that was caught */
     struct core *kernel_core;           /* PERCORE_KERNEL_CORE: &cores[core_id] (<arch/this_core.h>) */
     void *lock_data;                    /* PERCORE_LOCK_DATA: arch_lock_data() (machine.h) */
+    word_t cr3_asid_mask;               /* PERCORE_CR3_ASID_MASK: 0xfff with CR4.PCIDE, else 0 */
     volatile uint32_t ipi_received;     /* boot IPI round: IPIs this core took */
     uint32_t online;
     struct tss tss;
@@ -59,6 +60,7 @@ struct x86_core {
 #define PERCORE_FIXUP_RIP       40
 #define PERCORE_FIXUP_VECTOR    48
 #define PERCORE_KERNEL_CORE     56
+#define PERCORE_CR3_ASID_MASK   72
 
 _Static_assert(offsetof(struct x86_core, self) == PERCORE_SELF, "entry code offset");
 _Static_assert(offsetof(struct x86_core, current) == PERCORE_CONTEXT, "entry code offset");
@@ -69,6 +71,7 @@ _Static_assert(offsetof(struct x86_core, fixup_rip) == PERCORE_FIXUP_RIP, "fixup
 _Static_assert(offsetof(struct x86_core, fixup_vector) == PERCORE_FIXUP_VECTOR, "fixup offset");
 _Static_assert(offsetof(struct x86_core, kernel_core) == PERCORE_KERNEL_CORE, "<arch/this_core.h> offset");
 _Static_assert(offsetof(struct x86_core, lock_data) == PERCORE_LOCK_DATA, "arch_lock_data() offset");
+_Static_assert(offsetof(struct x86_core, cr3_asid_mask) == PERCORE_CR3_ASID_MASK, "arch_vspace_load() offset");
 _Static_assert(sizeof(struct x86_core) % CACHE_LINE_SIZE == 0,
                "per-core data fills whole cache lines, so cores never share one");
 

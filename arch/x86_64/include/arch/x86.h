@@ -64,7 +64,6 @@ void cpu_init_core(void);
 /* syscall.S / context.c */
 void syscall_init_core(void);
 void x86_syscall_entry(void);
-_Noreturn void x86_exit_sysret(struct arch_context *ctx);
 _Noreturn void x86_exit_iret(struct arch_context *ctx);
 _Noreturn void x86_fault_on_fresh_stack(unsigned type, word_t addr, word_t code, word_t status);
 void x86_save_trap_frame(struct arch_context *ctx, const struct trap_frame *f);
@@ -73,7 +72,7 @@ void x86_save_trap_frame(struct arch_context *ctx, const struct trap_frame *f);
 void multiboot_parse(uint32_t magic, uint32_t mbi_paddr, struct arch_boot_info *info);
 
 /* memory.c: the kernel's own address space. */
-extern uint64_t x86_boot_pml4[512], x86_boot_pdpt_direct[512], x86_boot_pdpt_kernel[512];
+extern uint64_t x86_boot_pdpt_direct[512], x86_boot_pdpt_kernel[512];
 extern uint64_t x86_boot_pd[4][512];
 extern char _kernel_start[], _kernel_end[];
 void memory_init(struct arch_boot_info *info);
