@@ -174,10 +174,10 @@ static ALWAYS_INLINE void core_run_deferred_irq_ipi(struct core *c)
 
 /*
  * After kernel_lock_release(): load the address space that this core's
- * last vspace_switch() recorded as loaded.  The one way both exits load a
- * space: the slow path's deferred work (core_run_deferred_work()) and the
- * IPC fastpath.  Reading the record rather than a copy of it keeps a
- * cancelled switch harmless: a REQ_LEAVE_VSPACE served in between has
+ * last vspace_switch() recorded as loaded (the slow path's deferred work,
+ * core_run_deferred_work(); the IPC fastpath reads the same record just
+ * before the release).  Reading the record rather than a copy of it keeps
+ * a cancelled switch harmless: a REQ_LEAVE_VSPACE served in between has
  * recorded, and loaded, the kernel-only space.
  */
 static ALWAYS_INLINE void core_load_vspace(struct core *c)

@@ -200,9 +200,13 @@ static _Noreturn __attribute__((noinline, cold)) void leave_switched_slowly(stru
  * What schedule() would do on picking `to`, which was blocked (not queued),
  * and the end of the entry (kernel/syscall.c, step 5): the fastpath touched
  * no ready queue, so there is nothing for schedule() to decide.  The
- * address-space switch is the slow path's (vspace_switch(),
- * core_load_vspace()), except that whether to load stays in a register
- * instead of the deferred record.  IRQ or IPI work recorded meanwhile (by
+ * address-space switch is the slow path's (vspace_switch(), then the load
+ * of the space it recorded after the lock release), except that whether
+ * to load, and the recorded space, are read before the release and stay
+ * in registers: no request can change the record on this core before the
+ * load (requests are served only on entries and while waiting for the
+ * lock), and the release's barrier would otherwise make the compiler load
+ * them again.  IRQ or IPI work recorded meanwhile (by
  * a request served while waiting for the lock) and timing go to
  * leave_switched_slowly(): every call on this path is one that does not
  * return, so the fastpath keeps nothing across a call.
@@ -213,10 +217,12 @@ static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb 
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
     bool load = vspace_switch(c, to);
+    word_t vspace_root_paddr = c->loaded_vspace_paddr;
+    unsigned asid = c->loaded_asid;
     c->entry_thread = NULL;
     kernel_lock_release();
     if (load)
-        core_load_vspace(c);
+        arch_vspace_load(vspace_root_paddr, asid);
     if (unlikely(c->deferred.pending | (c->account.entry_stamp != 0)))
         leave_switched_slowly(c, to);
     arch_return_to_user_thread(&to->context);
