@@ -416,3 +416,112 @@ TEST(ipc_save_caller_nothing)
     struct msg m = { 0 };
     CHECK_ST(sys_nbsend(slot, &m), E_FAILED_LOOKUP);
 }
+
+/*
+ * The IPC fastpath (kernel/fastpath.c) leaves two cases of a Call to the
+ * slow path; the two tests below check that path's semantics in them.
+ */
+struct keeping_server {
+    cptr_t ep;
+    volatile word_t received;
+    volatile word_t first_label, second_label;
+};
+
+/* Receives twice without answering the first caller, then answers the second. */
+static void server_keeping_first_reply_cap(void *arg)
+{
+    struct keeping_server *s = arg;
+    struct msg m = { 0 };
+    if (sys_recv(s->ep, &m) != E_OK)
+        return;
+    s->first_label = msginfo_label(m.info);
+    s->received = 1;
+    /* Blocks with the first caller's reply cap still in its caller slot. */
+    if (sys_recv(s->ep, &m) != E_OK)
+        return;
+    s->second_label = msginfo_label(m.info);
+    s->received = 2;
+    m.info = msginfo_new(s->second_label + 1, 0, 0, 0);
+    sys_reply(&m);
+}
+
+struct one_call {
+    cptr_t ep;
+    volatile word_t done;
+};
+
+static void call_and_record(void *arg)
+{
+    struct one_call *c = arg;
+    struct msg m = { .info = msginfo_new(7, 0, 0, 0) };
+    sys_call(c->ep, &m);
+    c->done = 1;
+}
+
+TEST(ipc_call_to_receiver_holding_reply_cap)
+{
+    static struct keeping_server s;
+    static struct one_call first;
+    memset((void *)&s, 0, sizeof(s));
+    memset((void *)&first, 0, sizeof(first));
+    s.ep = first.ep = ep_new();
+    CHECK(s.ep);
+    CHECK(spawn(server_keeping_first_reply_cap, &s, TEST_PRIO + 1, 0, 0));
+    struct thread *caller = spawn(call_and_record, &first, TEST_PRIO + 1, 0, 0);
+    CHECK(caller);
+    CHECK(wait_eq(&s.received, 1, WAIT_ROUNDS));
+    CHECK_EQ(s.first_label, 7);
+    /* The receiver's stale reply cap is dropped, and this call gets the answer. */
+    struct msg m = { .info = msginfo_new(40, 0, 0, 0) };
+    CHECK_OK(sys_call(s.ep, &m));
+    CHECK_EQ(msginfo_label(m.info), 41);
+    CHECK_EQ(s.second_label, 40);
+    /* The first caller, whose reply cap went, still waits. */
+    CHECK_EQ(first.done, 0);
+    CHECK_OK(tcb_suspend(caller->tcb));
+}
+
+struct two_level_client {
+    cptr_t ep;
+    volatile word_t done, status, label, mr0;
+};
+
+static void call_through_own_cspace(void *arg)
+{
+    struct two_level_client *c = arg;
+    struct msg m = { .info = msginfo_new(5, 0, 0, 1), .mr = { 10 } };
+    c->status = sys_call(c->ep, &m);
+    c->label = msginfo_label(m.info);
+    c->mr0 = m.mr[0];
+    c->done = 1;
+}
+
+TEST(ipc_call_through_two_level_cspace)
+{
+    static struct server s;
+    static struct two_level_client c;
+    memset((void *)&s, 0, sizeof(s));
+    memset((void *)&c, 0, sizeof(c));
+    s.ep = c.ep = ep_new();
+    CHECK(s.ep);
+    CHECK(spawn(echo_server, &s, TEST_PRIO + 1, 0, 0));
+    /*
+     * A one-bit top level whose slot 0 holds the root CNode, guarded by the
+     * bits in between: small cptrs name the same slots as in the root CNode.
+     */
+    cptr_t top = obj_new(OBJ_CNODE, 1);
+    CHECK(top);
+    CHECK_OK(cnode_mint(top, 0, 1, ROOT, ROOT, ROOT_DEPTH, RIGHTS_ALL, WORD_BITS - 1 - ROOT_CNODE_BITS));
+    /* At this thread's priority: it cannot suspend itself (no TCB cap in
+     * its CSpace), so once done it yields until suspended below. */
+    struct thread t;
+    struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = top };
+    CHECK_OK(thread_create_space(&t, &o));
+    CHECK_OK(thread_start(&t, call_through_own_cspace, &c));
+    CHECK(wait_eq(&c.done, 1, WAIT_ROUNDS));
+    CHECK_OK(c.status);
+    CHECK_EQ(c.label, 6);
+    CHECK_EQ(c.mr0, 11);
+    CHECK_EQ(s.last_label, 5);
+    CHECK_OK(tcb_suspend(t.tcb));
+}
