@@ -216,13 +216,17 @@ static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb 
     if (to->timeslice == 0)
         to->timeslice = TIMESLICE_TICKS;
     c->current = to;
-    bool load = vspace_switch(c, to);
-    word_t vspace_root_paddr = c->loaded_vspace_paddr;
-    unsigned asid = c->loaded_asid;
     c->entry_thread = NULL;
-    kernel_lock_release();
-    if (load)
+    /* Two copies of the release, so that no test of whether to load is left
+     * after it (GCC threads that test through a small release, not a large one). */
+    if (vspace_switch(c, to)) {
+        word_t vspace_root_paddr = c->loaded_vspace_paddr;
+        unsigned asid = c->loaded_asid;
+        kernel_lock_release();
         arch_vspace_load(vspace_root_paddr, asid);
+    } else {
+        kernel_lock_release();
+    }
     if (unlikely(c->deferred.pending | (c->account.entry_stamp != 0)))
         leave_switched_slowly(c, to);
     arch_return_to_user_thread(&to->context);

@@ -60,19 +60,6 @@ void rtm_kernel_lock_acquire(unsigned core, uint64_t t0)
     }
 }
 
-void rtm_kernel_lock_release(unsigned core)
-{
-    /* Measured before XEND, so the hold time of a committed section is
-     * counted inside it and commits with it. */
-    lockstats_released(core, rtm_test() ? RTM_COMMIT_BARRIERS : CLH_RELEASE_BARRIERS);
-    if (rtm_elide_release(&rtm_fallback_lock, core)) {
-        struct lock_stats *st = lockstats_of(core);
-        if (st != NULL) {
-            st->rtm_commits++;
-        }
-    }
-}
-
 void kernel_lock_require_exclusive(void)
 {
     /* Without RTM, XTEST itself would raise #UD. */

@@ -16,14 +16,14 @@
 #include "clh.h"
 #include "lockstats.h"
 #include "no_object_locks.h"
+#include "rtm.h"
 
 /* lock/rtm.c: the fallback lock, and whether RTM works (written once at boot, before other cores run). */
 extern struct clh_lock rtm_fallback_lock;
 extern bool rtm_on;
 
-/* lock/rtm.c: the elided acquire and release, when rtm_on. */
+/* lock/rtm.c: the elided acquire, when rtm_on. */
 void rtm_kernel_lock_acquire(unsigned core, uint64_t t0);
-void rtm_kernel_lock_release(unsigned core);
 
 static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
 {
@@ -38,10 +38,24 @@ static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
     lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
 }
 
+/*
+ * Inline whether RTM works or not, and with no call: a call here would make
+ * every caller keep its values in memory around it, the IPC fastpath too,
+ * which releases the lock in the middle of its work.  Inside a transaction
+ * (RTM works and the acquire elided the lock) the section commits; else
+ * this core holds the fallback lock.  The hold time is measured before
+ * XEND, so that a committed section's counts commit with it.
+ */
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    if (rtm_on) {
-        rtm_kernel_lock_release(lock_env_core_id());
+    if (rtm_on && rtm_test()) {
+        struct lock_stats *st = lockstats_of(lock_env_core_id());
+
+        lockstats_released(lock_env_core_id(), RTM_COMMIT_BARRIERS);
+        rtm_end();
+        if (st != NULL) {
+            st->rtm_commits++;
+        }
         return;
     }
     lockstats_released(lock_env_core_id(), CLH_RELEASE_BARRIERS);
