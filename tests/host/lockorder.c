@@ -4,7 +4,10 @@
  *   lockorder <scenario>
  *
  * `sorted` must succeed: an unsorted call with a duplicate and a NULL takes
- * each lock exactly once, and the release frees them all.  Every other
+ * each lock exactly once, and the release frees them all.  `three` must
+ * succeed: object_locks_acquire_three() takes three locks passed in each of
+ * the six orders in ascending order (the DEBUG check would panic
+ * otherwise), and object_locks_release_three() frees them.  Every other
  * scenario breaks a rule and must end in lock_panic() (exit status
  * HOST_PANIC_EXIT, message on stderr); returning from it is a failure.
  */
@@ -39,6 +42,29 @@ static int sorted(void)
     return held && freed ? 0 : 1;
 }
 
+static int three(void)
+{
+    static const unsigned order[6][3] = { { 0, 1, 2 }, { 0, 2, 1 }, { 1, 0, 2 },
+                                          { 1, 2, 0 }, { 2, 0, 1 }, { 2, 1, 0 } };
+    bool ok = true;
+
+    for (unsigned p = 0; p < 6; p++) {
+        struct object_lock *a = &objs[order[p][0]], *b = &objs[order[p][1]], *c = &objs[order[p][2]];
+
+        kernel_lock_acquire(ENTRY_IPC);
+        object_locks_acquire_three(a, b, c);
+        bool held = ticket_is_locked(&objs[0].ticket) && ticket_is_locked(&objs[1].ticket) &&
+                    ticket_is_locked(&objs[2].ticket) && !ticket_is_locked(&objs[3].ticket);
+        object_locks_release_three(a, b, c);
+        bool freed = !ticket_is_locked(&objs[0].ticket) && !ticket_is_locked(&objs[1].ticket) &&
+                     !ticket_is_locked(&objs[2].ticket);
+        kernel_lock_release();
+        printf("three %u%u%u: held=%d freed=%d\n", order[p][0], order[p][1], order[p][2], held, freed);
+        ok = ok && held && freed;
+    }
+    return ok ? 0 : 1;
+}
+
 static void take(struct object_lock *l)
 {
     object_locks_acquire(&l, 1);
@@ -47,7 +73,7 @@ static void take(struct object_lock *l)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: lockorder sorted|descending|same_twice|release_unheld|exit_holding|too_many\n");
+        fprintf(stderr, "usage: lockorder sorted|three|descending|same_twice|release_unheld|exit_holding|too_many\n");
         return 2;
     }
     const char *s = argv[1];
@@ -59,6 +85,9 @@ int main(int argc, char **argv)
     }
     if (strcmp(s, "sorted") == 0) {
         return sorted();
+    }
+    if (strcmp(s, "three") == 0) {
+        return three();
     }
     kernel_lock_acquire(ENTRY_IPC);
     if (strcmp(s, "descending") == 0) {

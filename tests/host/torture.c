@@ -280,6 +280,40 @@ static void glue_op_unlock(unsigned tid, bool exclusive)
     kernel_lock_release();
 }
 
+/*
+ * The IPC fastpath's form: ENTRY_IPC and three distinct object locks in
+ * object_locks_acquire_three(), objs[0] (guarding the counter), objs[1]
+ * (shared too) and the thread's own, passed in each of the six orders in
+ * turn; every eighth section is ENTRY_GENERAL.
+ */
+static bool glue3_op_lock(unsigned tid, unsigned iter)
+{
+    glue_me.took_objects = false;
+    if (iter % 8 == 0) {
+        kernel_lock_acquire(ENTRY_GENERAL);
+        return true;
+    }
+    kernel_lock_acquire(ENTRY_IPC);
+    struct object_lock *k[3] = { &objs[0], &objs[1], &objs[2 + tid % 2] };
+    unsigned p = iter % 6, first = p / 2, second = (first + 1 + p % 2) % 3;
+    glue_me.held[0] = k[first];
+    glue_me.held[1] = k[second];
+    glue_me.held[2] = k[3 - first - second];
+    object_locks_acquire_three(glue_me.held[0], glue_me.held[1], glue_me.held[2]);
+    glue_me.took_objects = true;
+    return true;
+}
+
+static void glue3_op_unlock(unsigned tid, bool exclusive)
+{
+    (void)tid;
+    (void)exclusive;
+    if (glue_me.took_objects) {
+        object_locks_release_three(glue_me.held[0], glue_me.held[1], glue_me.held[2]);
+    }
+    kernel_lock_release();
+}
+
 static const struct lock_ops ops_table[] = {
     { "clh", clh_op_init, clh_op_lock, clh_op_unlock, NULL },
     { "ticket", ticket_op_init, ticket_op_lock, ticket_op_unlock, NULL },
@@ -288,6 +322,7 @@ static const struct lock_ops ops_table[] = {
     { "rtm", rtm_op_init, rtm_op_lock, rtm_op_unlock, NULL },
     { "broken_tas", tas_op_init, tas_op_lock, tas_op_unlock, NULL },
     { "glue", glue_op_init, glue_op_lock, glue_op_unlock, lock_stats_read },
+    { "glue3", glue_op_init, glue3_op_lock, glue3_op_unlock, lock_stats_read },
 };
 
 /* --- critical sections -------------------------------------------------- */

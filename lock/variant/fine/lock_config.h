@@ -212,27 +212,48 @@ static LOCK_INLINE void fine_take_one_unordered(unsigned core, uintptr_t key)
     (void)ticket_acquire_unordered(&l->ticket, kernel_lock_wait_hook);
 }
 
+/* Take three locks known to be in ascending address order, then one acquire fence for the three. */
+static LOCK_INLINE void fine_take_three_sorted(unsigned core, struct object_lock *lo, struct object_lock *mid,
+                                               struct object_lock *hi)
+{
+    fine_take_one_unordered(core, (uintptr_t)lo);
+    fine_take_one_unordered(core, (uintptr_t)mid);
+    fine_take_one_unordered(core, (uintptr_t)hi);
+    ticket_acquire_fence();
+}
+
 /*
- * Three distinct non-NULL locks, in ascending address order: the three
- * comparators of the sorting network for three keys, then three takes with
- * nothing to skip and one acquire fence for the three (one DMB on ARMv7,
- * where three acquire loads were three).  The IPC fastpath's set
- * (endpoint, caller, partner).
+ * Three distinct non-NULL locks, in ascending address order: a decision
+ * tree of two or three comparisons picks one of the six orders, and each
+ * order has its own copy of the three takes, so nothing is moved between
+ * registers to sort (the comparator network did three compares and six
+ * conditional moves, and GCC spilled one key).  The branches depend only
+ * on the addresses, which repeat from one IPC to the next on the same
+ * objects.  Then three takes with nothing to skip and one acquire fence
+ * for the three (one DMB on ARMv7, where three acquire loads were three).
+ * The IPC fastpath's set (endpoint, caller, partner).
  */
 static LOCK_INLINE void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
                                                    struct object_lock *c)
 {
-    uintptr_t k0 = (uintptr_t)a, k1 = (uintptr_t)b, k2 = (uintptr_t)c;
     unsigned core = lock_env_core_id();
 
     fine_check_three(a, b, c);
-    fine_compare_exchange(&k0, &k1);
-    fine_compare_exchange(&k1, &k2);
-    fine_compare_exchange(&k0, &k1);
-    fine_take_one_unordered(core, k0);
-    fine_take_one_unordered(core, k1);
-    fine_take_one_unordered(core, k2);
-    ticket_acquire_fence();
+    if ((uintptr_t)a < (uintptr_t)b) {
+        if ((uintptr_t)b < (uintptr_t)c) {
+            fine_take_three_sorted(core, a, b, c);
+        } else if ((uintptr_t)a < (uintptr_t)c) {
+            fine_take_three_sorted(core, a, c, b);
+        } else {
+            fine_take_three_sorted(core, c, a, b);
+        }
+    } else if ((uintptr_t)a < (uintptr_t)c) {
+        fine_take_three_sorted(core, b, a, c);
+    } else if ((uintptr_t)b < (uintptr_t)c) {
+        fine_take_three_sorted(core, b, c, a);
+    } else {
+        fine_take_three_sorted(core, c, b, a);
+    }
     lockstats_barriers(core, 3 * LOCK_ARCH_BARRIERS_RMW_RELAXED + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE);
 }
 
