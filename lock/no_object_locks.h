@@ -40,6 +40,16 @@ static inline void object_locks_release(struct object_lock *const *locks, unsign
     (void)n;
 }
 
+static inline void object_lock_acquire(struct object_lock *lock)
+{
+    (void)lock;
+}
+
+static inline void object_lock_release(struct object_lock *lock)
+{
+    (void)lock;
+}
+
 static inline void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
                                               struct object_lock *c)
 {

@@ -94,6 +94,7 @@ EXCLUSION_CASES = [
     ("torture-bkl", "glue"),
     ("torture-fine", "glue"),
     ("torture-fine", "glue3"),
+    ("torture-fine", "glue1"),
     ("torture-rtm", "glue"),
 ]
 
@@ -199,6 +200,7 @@ def test_harness_reports_broken_lock(host_bin, program, op):
 
 TSAN_CASES = [("tsan-torture-bkl", op) for op in ("clh", "ticket", "brlock_write", "brlock_mixed", "glue")]
 TSAN_CASES.append(("tsan-torture-fine", "glue"))
+TSAN_CASES.append(("tsan-torture-fine", "glue1"))
 # Not "glue3": object_locks_acquire_three() orders its three takes with one acquire
 # fence (and the release with one release fence), which TSan does not model, so it
 # reports the counter as raced although the sections never overlap (the
@@ -240,8 +242,15 @@ def test_debug_three_object_locks_in_every_order(host_bin):
     assert r.stdout.count("held=1 freed=1") == 6, r.stdout
 
 
+def test_debug_one_object_lock(host_bin):
+    r = subprocess.run([str(host_bin / "lockorder"), "one"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "held=1 freed=1" in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("scenario,message", [
     ("descending", "object lock order"),
+    ("one_below", "object lock order"),
     ("same_twice", "object lock order"),
     ("release_unheld", "not held"),
     ("exit_holding", "object locks still held"),

@@ -192,6 +192,34 @@ static LOCK_INLINE void object_locks_release(struct object_lock *const *locks, u
     lockstats_barriers(core, released * TICKET_RELEASE_BARRIERS);
 }
 
+/*
+ * One lock the caller knows to be non-NULL, in order after those this core
+ * holds: object_locks_acquire(&lock, 1) without the NULL test.  The IPC
+ * fastpath's only object lock, its endpoint's.
+ */
+static LOCK_INLINE void object_lock_acquire(struct object_lock *lock)
+{
+    unsigned core = lock_env_core_id();
+
+    if (FINE_DEBUG && lock == NULL) {
+        lock_panic("object locks: NULL passed to object_lock_acquire");
+    }
+    fine_take_one(core, (uintptr_t)lock);
+    lockstats_barriers(core, TICKET_ACQUIRE_BARRIERS);
+}
+
+/* Release what object_lock_acquire() took. */
+static LOCK_INLINE void object_lock_release(struct object_lock *lock)
+{
+    unsigned core = lock_env_core_id();
+
+    if (FINE_DEBUG) {
+        fine_debug_note_release(core, lock);
+    }
+    ticket_release(&lock->ticket);
+    lockstats_barriers(core, TICKET_RELEASE_BARRIERS);
+}
+
 /* DEBUG: the contract of object_locks_acquire_three(): non-NULL and pairwise distinct. */
 static LOCK_INLINE void fine_check_three(const struct object_lock *a, const struct object_lock *b,
                                          const struct object_lock *c)
