@@ -21,14 +21,13 @@
  * blocked, becomes current, so no ready queue is touched.
  *
  * Locking: the kernel lock is held (ENTRY_IPC: the read side under `fine`,
- * inside the transaction under `rtm`).  Under `fine` the partner is
- * identified without object locks (the read side keeps every object
- * alive), then the endpoint and the two TCBs are locked in one
- * object_locks_acquire() and the identification is checked again; if it
- * no longer holds, everything is released and the slow path runs.  The
- * variants without object locks (OBJECT_LOCKS_IN_USE false) hold the whole
- * kernel from the first look, so the identification cannot change and is
- * not checked twice.  The ready queues are only read, without their lock
+ * inside the transaction under `rtm`).  Under `fine` the endpoint's lock is
+ * the only object lock: the partner is identified under it (Call) or by
+ * the reply cap in the running thread's own caller slot (ReplyRecv), and
+ * neither the running thread nor the partner needs its own lock
+ * (docs/locking.md, "Issue 11, sixth round: fine", has the argument).  The
+ * variants without object locks hold the whole kernel from the first
+ * look.  The ready queues are only read, without their lock
  * (sched_highest() says why that is safe).  The address-space switch is
  * loaded after the lock release (after the commit under `rtm`) by the slow
  * path's deferred work (switch_and_leave()).
@@ -236,14 +235,14 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
         return;
     ep = cap->obj;
-    dest = endpoint_peek(ep, EP_RECV);
-    if (!dest || !may_switch_to(c, me, dest))
-        return;
 
-    /* Three distinct locks: dest was blocked in ep's queue, t is running. */
-    object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
-    if (OBJECT_LOCKS_IN_USE && endpoint_peek(ep, EP_RECV) != dest) {
-        object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
+    /* [e] alone, taken before the partner is identified, so that nothing
+     * is checked twice: [e] covers dest while dest waits in ep's queue, and
+     * t is current here (docs/locking.md, "Issue 11, sixth round: fine"). */
+    object_lock_acquire(&ep->lock);
+    dest = endpoint_peek(ep, EP_RECV);
+    if (!dest || !may_switch_to(c, me, dest)) {
+        object_lock_release(&ep->lock);
         return;
     }
     endpoint_dequeue(ep, dest);
@@ -256,7 +255,7 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights >> 1) & (IPCF_GRANT | IPCF_GRANT_REPLY)));
     reply_setup_fast(t, dest, cap->rights & RIGHT_GRANT);
     t->state = TS_BLOCKED_REPLY;
-    object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
+    object_lock_release(&ep->lock);
 
     switch_and_leave(c, dest);
 }
@@ -274,8 +273,8 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
     /* A bound notification may have a signal for the receive: slow path. */
     if (!message_fits(mi) || t->bound_notification || (t->blocked_flags & IPCF_FAULT))
         return;
-    /* The caller slot is [t]: only a sender completing t's receive writes
-     * it, and t is running, not receiving.  Checked again under [t]. */
+    /* The caller slot is [t], and t is current here: only a sender
+     * completing t's receive writes it, and t is running, not receiving. */
     if (slot->cap.type != CAP_REPLY || (slot->cap.flags & CAPF_MASTER))
         return;
     caller = slot->cap.obj;
@@ -286,12 +285,13 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
         return;
     ep = cap->obj;
 
-    /* Three distinct locks: the caller waits for t's reply, t is running. */
-    object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
-    if ((OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller)) ||
-        caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
+    /* [e] alone: t is current here, and the reply cap in t's slot, the only
+     * one naming caller, keeps every other core off caller (docs/locking.md,
+     * "Issue 11, sixth round: fine"). */
+    object_lock_acquire(&ep->lock);
+    if (caller->state != TS_BLOCKED_REPLY || (caller->blocked_flags & IPCF_FAULT) ||
         ep->state == EP_SEND) {
-        object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
+        object_lock_release(&ep->lock);
         return;
     }
     /* The reply, as reply_via() gives it. */
@@ -304,7 +304,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
     t->blocked_on = ep;
     endpoint_append(ep, t);
     ep->state = EP_RECV;
-    object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
+    object_lock_release(&ep->lock);
 
     switch_and_leave(c, caller);
 }
