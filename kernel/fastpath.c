@@ -24,14 +24,13 @@
  * blocked, becomes current, so no ready queue is touched.
  *
  * Locking: the kernel lock is held (ENTRY_IPC: the read side under `fine`,
- * inside the transaction under `rtm`).  Under `fine` the partner is
- * identified without object locks (the read side keeps every object
- * alive), then the endpoint and the two TCBs are locked in one
- * object_locks_acquire() and the identification is checked again; if it
- * no longer holds, everything is released and the slow path runs.  The
- * variants without object locks (OBJECT_LOCKS_IN_USE false) hold the whole
- * kernel from the first look, so the identification cannot change and is
- * not checked twice.  The ready queues are only read, without their lock
+ * inside the transaction under `rtm`).  Under `fine` the endpoint's lock is
+ * the only object lock: the Call's partner is identified under it, the
+ * ReplyRecv's by the reply cap in the running thread's own caller slot,
+ * and neither the running thread nor the partner needs its own lock
+ * (docs/locking.md, "Issue 11, sixth round: fine", has the argument).  The
+ * variants without object locks hold the whole kernel from the first look.
+ * The ready queues are only read, without their lock
  * (sched_highest() says why that is safe).  The address-space switch is
  * loaded after the lock release (after the commit under `rtm`) by the slow
  * path's deferred work (switch_and_leave()).
@@ -234,19 +233,16 @@ static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb 
 
 /*
  * The head of ep's queue when the endpoint holds waiting receivers, else
- * NULL.  Under [e] or a kernel lock held exclusively the head of a
- * receiving endpoint exists; read without them (LOCK=fine, to identify the
- * partner before locking) both loads are a guess, relaxed, which the
- * caller checks again under [e] (the read side keeps the TCB alive).
+ * NULL.  Caller holds [e] (or a kernel lock that excludes every other
+ * core): a receiving endpoint's queue is not empty.
  */
 static ALWAYS_INLINE struct tcb *waiting_receiver(struct endpoint *ep)
 {
-    if (__atomic_load_n(&ep->state, __ATOMIC_RELAXED) != EP_RECV)
+    if (ep->state != EP_RECV)
         return NULL;
-    struct tcb *head = __atomic_load_n(&ep->head, __ATOMIC_RELAXED);
-    if (!OBJECT_LOCKS_IN_USE && !head)
+    if (!ep->head)
         __builtin_unreachable();
-    return head;
+    return ep->head;
 }
 
 /* The Call fastpath for t, this core's entry thread; returns when it does not apply. */
@@ -265,21 +261,15 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     if (!cap || !(cap->rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY)))
         return;
     ep = cap->obj;
+
+    /* [e] alone, taken before the partner is identified, so that nothing is
+     * checked twice: [e] covers dest while it waits in ep's queue, and t is
+     * current here. */
+    object_lock_acquire(&ep->lock);
     dest = waiting_receiver(ep);
     /* A receiver that kept its last caller's reply cap: the slow path drops that one first. */
-    if (!dest || !may_switch_to(c, me, dest) || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap))
-        return;
-
-    /*
-     * Three distinct locks: dest was blocked in ep's queue, t is running.
-     * Under them, dest at the head again means it is the same wait (ABA:
-     * it may have been served and queued again meanwhile, which its caller
-     * slot would show).
-     */
-    object_locks_acquire_three(&ep->lock, &t->lock, &dest->lock);
-    if (OBJECT_LOCKS_IN_USE &&
-        (waiting_receiver(ep) != dest || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap))) {
-        object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
+    if (!dest || !may_switch_to(c, me, dest) || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap)) {
+        object_lock_release(&ep->lock);
         return;
     }
     endpoint_dequeue_head(ep, dest);
@@ -292,7 +282,7 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
     t->blocked_flags = (uint8_t)(IPCF_CALL | ((cap->rights >> 1) & (IPCF_GRANT | IPCF_GRANT_REPLY)));
     reply_setup_fast(t, dest, cap->rights & RIGHT_GRANT);
     t->state = TS_BLOCKED_REPLY;
-    object_locks_release_three(&ep->lock, &t->lock, &dest->lock);
+    object_lock_release(&ep->lock);
 
     switch_and_leave(c, dest);
 }
@@ -301,7 +291,9 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
  * The ReplyRecv fastpath for t, this core's entry thread; returns when it
  * does not apply.  The caller slot is [t]: only reply_setup() writes it,
  * for a sender completing t's receive, and t is running, not receiving;
- * the cap there names a thread blocked on that reply (kernel/debug.c).
+ * the cap there names a thread blocked on that reply (kernel/debug.c), and
+ * it is the only reply cap naming that thread, so no other core can
+ * reply to it.
  */
 static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
 {
@@ -324,16 +316,15 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
         !may_switch_to(c, me, caller))
         return;
     cap = endpoint_cap(t, RIGHT_READ);
-    /* A sender waiting: the receive would not block. */
-    if (!cap || __atomic_load_n(&((struct endpoint *)cap->obj)->state, __ATOMIC_RELAXED) == EP_SEND)
+    if (!cap)
         return;
     ep = cap->obj;
 
-    /* Three distinct locks: the caller waits for t's reply, t is running. */
-    object_locks_acquire_three(&ep->lock, &t->lock, &caller->lock);
-    if (OBJECT_LOCKS_IN_USE && (slot->cap.type != CAP_REPLY || slot->cap.obj != caller ||
-                                (caller->blocked_flags & IPCF_FAULT) || ep->state == EP_SEND)) {
-        object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
+    /* [e] alone: t is current here, and no other core can reach caller. */
+    object_lock_acquire(&ep->lock);
+    /* A sender waiting: the receive would not block. */
+    if (ep->state == EP_SEND) {
+        object_lock_release(&ep->lock);
         return;
     }
     assert(caller->state == TS_BLOCKED_REPLY);
@@ -347,7 +338,7 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
     t->blocked_on = ep;
     endpoint_append(ep, t);
     ep->state = EP_RECV;
-    object_locks_release_three(&ep->lock, &t->lock, &caller->lock);
+    object_lock_release(&ep->lock);
 
     switch_and_leave(c, caller);
 }

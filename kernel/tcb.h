@@ -10,7 +10,9 @@
  * Locking under LOCK=fine (the big-reader lock is always held, read or
  * write side, while any field is touched; the write side excludes every
  * reader, so ENTRY_GENERAL code needs no object lock):
- *   [t]  the TCB's own object lock `lock`
+ *   [t]  the TCB's own object lock `lock`; the IPC fastpath writes these
+ *        fields of its running thread and of its partner holding only the
+ *        endpoint's lock (docs/locking.md, "Issue 11, sixth round: fine")
  *   [q]  the ready-queue lock of core `affinity` (struct core.sched_lock)
  *   [e]  the lock of the endpoint or notification the thread waits on
  *   [a]  only core `affinity` touches it (its scheduler, its timer, the IPC

@@ -68,13 +68,11 @@ enum lock_variant {
  *   void object_locks_acquire(struct object_lock *const *locks, unsigned n);
  *   void object_locks_release(struct object_lock *const *locks, unsigned n);
  *       As described above; release accepts the same array as acquire.
- *   void object_locks_acquire_three(struct object_lock *a, *b, *c);
- *   void object_locks_release_three(struct object_lock *a, *b, *c);
- *       The same for exactly three locks that the caller knows to be
- *       non-NULL and pairwise distinct (the IPC fastpath: an endpoint and
- *       two different TCBs), so there is nothing to skip: a three-key sort
- *       and three takes, three releases.  DEBUG builds panic on a NULL or
- *       a repeated lock.
+ *   void object_lock_acquire(struct object_lock *lock);
+ *   void object_lock_release(struct object_lock *lock);
+ *       object_locks_acquire(&lock, 1) for one lock the caller knows to be
+ *       non-NULL, without the NULL test (the IPC fastpath's endpoint lock),
+ *       and its release.
  *   void object_lock_init(struct object_lock *lock);
  *       Boot and object creation: an unlocked object lock.
  *   bool kernel_lock_upgrade(void);

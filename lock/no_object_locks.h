@@ -14,10 +14,6 @@ struct object_lock {
     char unused;
 };
 
-/* No object locks: the kernel lock alone serialises, so what the holder
- * reads stays true until it releases that lock. */
-#define OBJECT_LOCKS_IN_USE false
-
 static inline void object_lock_init(struct object_lock *lock)
 {
     (void)lock;
@@ -40,20 +36,14 @@ static inline void object_locks_release(struct object_lock *const *locks, unsign
     (void)n;
 }
 
-static inline void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
-                                              struct object_lock *c)
+static inline void object_lock_acquire(struct object_lock *lock)
 {
-    (void)a;
-    (void)b;
-    (void)c;
+    (void)lock;
 }
 
-static inline void object_locks_release_three(struct object_lock *a, struct object_lock *b,
-                                              struct object_lock *c)
+static inline void object_lock_release(struct object_lock *lock)
 {
-    (void)a;
-    (void)b;
-    (void)c;
+    (void)lock;
 }
 
 #endif

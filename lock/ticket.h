@@ -104,55 +104,6 @@ static LOCK_INLINE bool ticket_acquire(struct ticket_lock *t, lock_wait_fn hook)
     return waited;
 }
 
-/*
- * ticket_acquire() without its own ordering: the caller takes several
- * locks and then issues one acquire fence for all of them
- * (ticket_acquire_fence()).  A relaxed load that reads the previous
- * holder's release store, followed by an acquire fence, synchronizes with
- * that store as an acquire load would (C11 7.17.4), so every critical
- * section before ours happens before what follows the fence.  On ARMv7
- * this is one DMB for the set, not one per lock.  Until the fence the
- * caller must not touch what the locks protect.  The wait itself ends with
- * an acquire load (ticket_wait()), which is harmless.
- */
-static LOCK_INLINE bool ticket_acquire_unordered(struct ticket_lock *t, lock_wait_fn hook)
-{
-    /* Relaxed: the ticket only needs to be unique. */
-    uint32_t me = __atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
-
-    /* Relaxed: ordered by the caller's ticket_acquire_fence(). */
-    if (__builtin_expect(__atomic_load_n(&t->owner, __ATOMIC_RELAXED) != me, 0)) {
-        ticket_wait(t, me, hook);
-        return true;
-    }
-    return false;
-}
-
-static LOCK_INLINE void ticket_acquire_fence(void)
-{
-    /* Acquire fence: see ticket_acquire_unordered(). */
-    __atomic_thread_fence(__ATOMIC_ACQUIRE);
-}
-
-/*
- * ticket_release() without its own ordering, for the caller that releases
- * several locks after one ticket_release_fence(): a release fence followed
- * by a relaxed store synchronizes with the next holder's acquire that
- * reads the store, as a release store would (C11 7.17.4).
- */
-static LOCK_INLINE void ticket_release_fence(void)
-{
-    /* Release fence: see ticket_release_unordered(). */
-    __atomic_thread_fence(__ATOMIC_RELEASE);
-}
-
-static LOCK_INLINE void ticket_release_unordered(struct ticket_lock *t)
-{
-    /* Relaxed: only the holder writes owner; ordered by the fence before. */
-    uint32_t o = __atomic_load_n(&t->owner, __ATOMIC_RELAXED);
-    __atomic_store_n(&t->owner, o + 1, __ATOMIC_RELAXED);
-}
-
 /* Caller must hold t. */
 static LOCK_INLINE void ticket_release(struct ticket_lock *t)
 {

@@ -93,6 +93,7 @@ EXCLUSION_CASES = [
     ("torture-rtm", "rtm"),
     ("torture-bkl", "glue"),
     ("torture-fine", "glue"),
+    ("torture-fine", "glue1"),
     ("torture-rtm", "glue"),
 ]
 
@@ -198,6 +199,7 @@ def test_harness_reports_broken_lock(host_bin, program, op):
 
 TSAN_CASES = [("tsan-torture-bkl", op) for op in ("clh", "ticket", "brlock_write", "brlock_mixed", "glue")]
 TSAN_CASES.append(("tsan-torture-fine", "glue"))
+TSAN_CASES.append(("tsan-torture-fine", "glue1"))
 
 
 def tsan_run(host_bin, program, op, threads, iterations):
@@ -229,8 +231,15 @@ def test_debug_object_locks_sorted_and_deduplicated(host_bin):
     assert r.returncode == 0, r.stdout + r.stderr
 
 
+def test_debug_one_object_lock(host_bin):
+    r = subprocess.run([str(host_bin / "lockorder"), "one"], capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "held=1 freed=1" in r.stdout, r.stdout
+
+
 @pytest.mark.parametrize("scenario,message", [
     ("descending", "object lock order"),
+    ("one_below", "object lock order"),
     ("same_twice", "object lock order"),
     ("release_unheld", "not held"),
     ("exit_holding", "object locks still held"),

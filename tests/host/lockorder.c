@@ -4,7 +4,10 @@
  *   lockorder <scenario>
  *
  * `sorted` must succeed: an unsorted call with a duplicate and a NULL takes
- * each lock exactly once, and the release frees them all.  Every other
+ * each lock exactly once, and the release frees them all.  `one` must
+ * succeed: object_lock_acquire() takes a lock above those held, and
+ * object_lock_release() frees it.  `one_below` takes one below a held lock
+ * and must panic.  Every other
  * scenario breaks a rule and must end in lock_panic() (exit status
  * HOST_PANIC_EXIT, message on stderr); returning from it is a failure.
  */
@@ -39,6 +42,22 @@ static int sorted(void)
     return held && freed ? 0 : 1;
 }
 
+static int one(void)
+{
+    struct object_lock *first = &objs[1];
+
+    kernel_lock_acquire(ENTRY_IPC);
+    object_locks_acquire(&first, 1);
+    object_lock_acquire(&objs[3]);
+    bool held = ticket_is_locked(&objs[1].ticket) && ticket_is_locked(&objs[3].ticket);
+    object_lock_release(&objs[3]);
+    object_locks_release(&first, 1);
+    bool freed = !ticket_is_locked(&objs[1].ticket) && !ticket_is_locked(&objs[3].ticket);
+    kernel_lock_release();
+    printf("one: held=%d freed=%d\n", held, freed);
+    return held && freed ? 0 : 1;
+}
+
 static void take(struct object_lock *l)
 {
     object_locks_acquire(&l, 1);
@@ -47,7 +66,7 @@ static void take(struct object_lock *l)
 int main(int argc, char **argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: lockorder sorted|descending|same_twice|release_unheld|exit_holding|too_many\n");
+        fprintf(stderr, "usage: lockorder sorted|one|one_below|descending|same_twice|release_unheld|exit_holding|too_many\n");
         return 2;
     }
     const char *s = argv[1];
@@ -60,10 +79,16 @@ int main(int argc, char **argv)
     if (strcmp(s, "sorted") == 0) {
         return sorted();
     }
+    if (strcmp(s, "one") == 0) {
+        return one();
+    }
     kernel_lock_acquire(ENTRY_IPC);
     if (strcmp(s, "descending") == 0) {
         take(&objs[2]);
         take(&objs[1]);
+    } else if (strcmp(s, "one_below") == 0) {
+        take(&objs[2]);
+        object_lock_acquire(&objs[1]);
     } else if (strcmp(s, "same_twice") == 0) {
         take(&objs[1]);
         take(&objs[1]);

@@ -29,9 +29,6 @@ struct object_lock {
     struct ticket_lock ticket;
 };
 
-/* Object locks exist: what a reader saw before taking them may have changed since. */
-#define OBJECT_LOCKS_IN_USE true
-
 /* Object locks a core may hold at once, for the DEBUG bookkeeping. */
 #define FINE_HELD_MAX (2 * OBJECT_LOCKS_MAX)
 
@@ -192,70 +189,31 @@ static LOCK_INLINE void object_locks_release(struct object_lock *const *locks, u
     lockstats_barriers(core, released * TICKET_RELEASE_BARRIERS);
 }
 
-/* DEBUG: the contract of object_locks_acquire_three(): non-NULL and pairwise distinct. */
-static LOCK_INLINE void fine_check_three(const struct object_lock *a, const struct object_lock *b,
-                                         const struct object_lock *c)
-{
-    if (FINE_DEBUG && (!a || !b || !c || a == b || b == c || a == c)) {
-        lock_panic("object locks: three locks that are not distinct and non-NULL");
-    }
-}
-
-/* Take the lock at `key` in order, leaving the ordering to one fence for the set. */
-static LOCK_INLINE void fine_take_one_unordered(unsigned core, uintptr_t key)
-{
-    struct object_lock *l = (struct object_lock *)key;
-
-    if (FINE_DEBUG) {
-        fine_debug_note_acquire(core, l);
-    }
-    (void)ticket_acquire_unordered(&l->ticket, kernel_lock_wait_hook);
-}
-
 /*
- * Three distinct non-NULL locks, in ascending address order: the three
- * comparators of the sorting network for three keys, then three takes with
- * nothing to skip and one acquire fence for the three (one DMB on ARMv7,
- * where three acquire loads were three).  The IPC fastpath's set
- * (endpoint, caller, partner).
+ * One lock the caller knows to be non-NULL, in order after those this core
+ * holds: object_locks_acquire(&lock, 1) without the NULL test.  The IPC
+ * fastpath's only object lock, its endpoint's.
  */
-static LOCK_INLINE void object_locks_acquire_three(struct object_lock *a, struct object_lock *b,
-                                                   struct object_lock *c)
+static LOCK_INLINE void object_lock_acquire(struct object_lock *lock)
 {
-    uintptr_t k0 = (uintptr_t)a, k1 = (uintptr_t)b, k2 = (uintptr_t)c;
     unsigned core = lock_env_core_id();
 
-    fine_check_three(a, b, c);
-    fine_compare_exchange(&k0, &k1);
-    fine_compare_exchange(&k1, &k2);
-    fine_compare_exchange(&k0, &k1);
-    fine_take_one_unordered(core, k0);
-    fine_take_one_unordered(core, k1);
-    fine_take_one_unordered(core, k2);
-    ticket_acquire_fence();
-    lockstats_barriers(core, 3 * LOCK_ARCH_BARRIERS_RMW_RELAXED + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE);
-}
-
-/* Release one of the three. */
-static LOCK_INLINE void fine_give_one(unsigned core, struct object_lock *l)
-{
-    if (FINE_DEBUG) {
-        fine_debug_note_release(core, l);
+    if (FINE_DEBUG && lock == NULL) {
+        lock_panic("object locks: NULL passed to object_lock_acquire");
     }
-    ticket_release_unordered(&l->ticket);
+    fine_take_one(core, (uintptr_t)lock);
+    lockstats_barriers(core, TICKET_ACQUIRE_BARRIERS);
 }
 
-/* Release order does not matter: no sort.  One release fence for the three. */
-static LOCK_INLINE void object_locks_release_three(struct object_lock *a, struct object_lock *b,
-                                                   struct object_lock *c)
+/* Release what object_lock_acquire() took. */
+static LOCK_INLINE void object_lock_release(struct object_lock *lock)
 {
     unsigned core = lock_env_core_id();
 
-    fine_check_three(a, b, c);
-    ticket_release_fence();
-    fine_give_one(core, a);
-    fine_give_one(core, b);
-    fine_give_one(core, c);
+    if (FINE_DEBUG) {
+        fine_debug_note_release(core, lock);
+    }
+    ticket_release(&lock->ticket);
     lockstats_barriers(core, TICKET_RELEASE_BARRIERS);
 }
 
