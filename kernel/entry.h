@@ -11,16 +11,21 @@
 #include "core.h"
 #include <lock.h>
 
-/* Step 1's note of the entering thread; a system call never comes from the idle thread. */
-static ALWAYS_INLINE void note_entry_thread(struct core *c, bool is_syscall)
+/*
+ * Step 1's note of the entering thread, which it returns; a system call
+ * never comes from the idle thread.
+ */
+static ALWAYS_INLINE struct tcb *note_entry_thread(struct core *c, bool is_syscall)
 {
     struct tcb *cur = c->current;
+    struct tcb *t = is_syscall || cur != c->idle ? cur : NULL;
 
     /* The core's idle thread when nothing else runs. */
     if (!cur)
         __builtin_unreachable();
-    c->entry_thread = is_syscall || cur != c->idle ? cur : NULL;
+    c->entry_thread = t;
     c->entry_is_syscall = is_syscall;
+    return t;
 }
 
 /*
@@ -44,9 +49,12 @@ static ALWAYS_INLINE struct tcb *kernel_enter(struct core *c, enum kernel_entry_
  */
 static ALWAYS_INLINE struct tcb *kernel_enter_syscall_mailbox_empty(struct core *c, enum kernel_entry_kind kind)
 {
-    note_entry_thread(c, true);
-    kernel_lock_acquire(kind);
-    return c->entry_thread;
+    struct tcb *t = note_entry_thread(c, true);
+
+    /* Only a request served while waiting can take the thread away. */
+    if (unlikely(kernel_lock_acquire(kind)))
+        return c->entry_thread;
+    return t;
 }
 
 #endif

@@ -40,7 +40,13 @@ unsigned asid_alloc(void *root);
 static inline unsigned tcb_vspace_asid(const struct tcb *t)
 {
     const struct cap *c = &t->slots[TCB_SLOT_VSPACE].cap;
-    return c->type == CAP_VSPACE ? c->asid : 0;
+
+    if (c->type != CAP_VSPACE)
+        return 0;
+    /* A VSpace cap has its ASID from its making (kernel/debug.c checks it). */
+    if (c->asid == 0)
+        __builtin_unreachable();
+    return c->asid;
 }
 
 /*

@@ -58,10 +58,12 @@ enum lock_variant {
  * no_transactions.h hold the empty ones the variants share) or as
  * declarations of functions in lock/$(LOCK).c.  Their contracts:
  *
- *   void kernel_lock_acquire(enum kernel_entry_kind kind);
+ *   bool kernel_lock_acquire(enum kernel_entry_kind kind);
  *       Called after kernel entry, with interrupts off, before any shared
  *       kernel state is touched.  While it waits, it calls
  *       kernel_lock_wait_hook() so that cross-core requests are still served.
+ *       Returns whether it may have called the hook (it had to wait), so
+ *       that the caller knows when what the hook may change is as it left it.
  *   void kernel_lock_release(void);
  *       Called before kernel exit, after which only deferred hardware work
  *       runs.

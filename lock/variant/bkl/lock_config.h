@@ -21,13 +21,14 @@
 /* The big kernel lock; defined in lock/bkl.c. */
 extern struct clh_lock bkl_lock;
 
-static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
+static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     uint64_t t0 = lockstats_now();
 
     (void)kind;
     bool waited = clh_acquire_as(&bkl_lock, lock_env_core_data(), kernel_lock_wait_hook);
     lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
+    return waited;
 }
 
 static LOCK_INLINE void kernel_lock_release(void)

@@ -65,7 +65,7 @@ void fine_release_write(unsigned core);
 void fine_debug_note_acquire(unsigned core, const struct object_lock *l);
 void fine_debug_note_release(unsigned core, const struct object_lock *l);
 
-static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
+static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     struct brlock_reader *r = lock_env_core_data();
     uint64_t t0 = lockstats_now();
@@ -75,9 +75,11 @@ static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
     }
     if (__builtin_expect(kind == ENTRY_IPC, 1) && brlock_read_trylock_as(&fine_big, r)) {
         lockstats_acquired(lock_env_core_id(), t0, false, BRLOCK_READ_ATTEMPT_BARRIERS);
-        return;
+        return false;
     }
+    /* It may have waited for a writer. */
     fine_acquire_slow(kind, lock_env_core_id(), t0);
+    return true;
 }
 
 static LOCK_INLINE void kernel_lock_release(void)

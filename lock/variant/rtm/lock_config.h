@@ -25,17 +25,19 @@ extern bool rtm_on;
 /* lock/rtm.c: the elided acquire, when rtm_on. */
 void rtm_kernel_lock_acquire(unsigned core, uint64_t t0);
 
-static LOCK_INLINE void kernel_lock_acquire(enum kernel_entry_kind kind)
+static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     uint64_t t0 = lockstats_now();
 
     (void)kind;
     if (rtm_on) {
+        /* It may have waited for the fallback lock. */
         rtm_kernel_lock_acquire(lock_env_core_id(), t0);
-        return;
+        return true;
     }
     bool waited = clh_acquire_as(&rtm_fallback_lock, lock_env_core_data(), kernel_lock_wait_hook);
     lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
+    return waited;
 }
 
 /*
