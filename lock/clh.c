@@ -72,6 +72,9 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
         __atomic_store_n(&cores[i].node.locked, i < ncores, __ATOMIC_RELAXED);
         cores[i].mine = &cores[i].node;
         cores[i].held = NULL;
+#if defined(__arm__)
+        cores[i].tail = &lock->tail;
+#endif
     }
     lock->cores = cores;
     /* Relaxed: as above. */

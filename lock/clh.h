@@ -18,13 +18,17 @@
 
 /* A queue node: one word, alone on its cache line, spun on by one core. */
 struct clh_node {
-    _Alignas(LOCK_CACHE_LINE) uint32_t locked;  /* 1: owner holds or waits for the lock; 0: released */
+    _Alignas(LOCK_CACHE_LINE) uint32_t locked;  /* nonzero: owner holds or waits for the lock; 0: released */
 };
 
 struct clh_core {
     struct clh_node node;                       /* storage for one wandering node */
     _Alignas(LOCK_CACHE_LINE) struct clh_node *mine;  /* core-private: node to enqueue next */
     struct clh_node *held;                      /* core-private: node the last acquire enqueued */
+#if defined(__arm__)
+    struct clh_node **tail;                     /* core-private: &lock->tail, one load where its
+                                                   address costs a MOVW/MOVT pair (clh_armv7.h) */
+#endif
 };
 
 struct clh_lock {

@@ -1,18 +1,20 @@
 /*
  * The CLH acquire and release on ARMv7-A, by hand (included by lock/clh.h
- * when built for ARM; x86 and the host tests use the C11 version there).  It runs on every
- * kernel entry of the `bkl` variant, and C11's mapping of the acq_rel swap
- * and the acquire load costs three DMBs where the ARMv7 memory model needs
- * one (docs/locking.md, "Issue 11, sixth round: CLH on ARMv7").
+ * when built for ARM; x86 and the host tests use the C11 version there).
+ * They run on every kernel entry of the `bkl` variant, and C11's mapping of
+ * the acq_rel swap and the acquire load costs three DMBs where the ARMv7
+ * memory model needs one (docs/locking.md, "Issue 11, sixth round: CLH on
+ * ARMv7").
  *
  *   ldr    n, [c, #mine]       the node to enqueue: its word is already
  *                              nonzero (below)
+ *   ldr    tail, [c, #tail]    &lock->tail, kept in the same line
  *   1: ldrex pred, [tail]      swap it into the tail, no barrier before
- *   strex  t, n, [tail]
- *   teq    t, #0
+ *   strex  s, n, [tail]
+ *   teq    s, #0
  *   bne    1b
- *   ldr    t, [pred]           address-dependent on the swap's result
- *   (t != 0: clh_wait() polls, ending with its own acquire load)
+ *   ldr    s, [pred]           address-dependent on the swap's result
+ *   (s != 0: clh_wait() polls, ending with its own acquire load)
  *   dmb    ish                 acquire: the critical section after the 0
  *   str    pred, [pred]        mark the adopted node for our next acquire
  *   strd   pred, n, [c, #mine] mine := pred, held := n
@@ -53,23 +55,28 @@ _Static_assert(offsetof(struct clh_core, mine) % 8 == 0, "STRD needs an 8-byte a
 #define CLH_ACQUIRE_BARRIERS 1
 #define CLH_RELEASE_BARRIERS 1
 
+/* lock is c's lock (clh_init() recorded &lock->tail in c): unused here. */
 static LOCK_INLINE bool clh_acquire_as(struct clh_lock *lock, struct clh_core *c, lock_wait_fn hook)
 {
     /* The low half is pred, the high half n: an even/odd register pair for STRD. */
     uint64_t pair;
-    uint32_t t;
+    uint32_t s;
+    struct clh_node **t;
     bool waited = false;
 
+    (void)lock;
     __asm__ volatile("ldr    %R[pair], [%[c], %[mine]]\n"
-                     "1: ldrex %Q[pair], [%[tail]]\n"
-                     "strex  %[t], %R[pair], [%[tail]]\n"
-                     "teq    %[t], #0\n"
+                     "ldr    %[t], [%[c], %[tail]]\n"
+                     "1: ldrex %Q[pair], [%[t]]\n"
+                     "strex  %[s], %R[pair], [%[t]]\n"
+                     "teq    %[s], #0\n"
                      "bne    1b\n"
-                     "ldr    %[t], [%Q[pair]]"
-                     : [pair] "=&r"(pair), [t] "=&r"(t)
-                     : [c] "r"(c), [tail] "r"(&lock->tail), [mine] "i"(offsetof(struct clh_core, mine))
+                     "ldr    %[s], [%Q[pair]]"
+                     : [pair] "=&r"(pair), [t] "=&r"(t), [s] "=&r"(s)
+                     : [c] "r"(c), [mine] "i"(offsetof(struct clh_core, mine)),
+                       [tail] "i"(offsetof(struct clh_core, tail))
                      : "cc", "memory");
-    if (__builtin_expect(t != 0, 0)) {
+    if (__builtin_expect(s != 0, 0)) {
         waited = true;
         clh_wait((const struct clh_node *)(uintptr_t)pair, hook);
     }
