@@ -18,13 +18,17 @@
 
 /* A queue node: one word, alone on its cache line, spun on by one core. */
 struct clh_node {
-    _Alignas(LOCK_CACHE_LINE) uint32_t locked;  /* 1: owner holds or waits for the lock; 0: released */
+    _Alignas(LOCK_CACHE_LINE) uint32_t locked;  /* nonzero: owner holds or waits for the lock; 0: released */
 };
 
 struct clh_core {
     struct clh_node node;                       /* storage for one wandering node */
     _Alignas(LOCK_CACHE_LINE) struct clh_node *mine;  /* core-private: node to enqueue next */
     struct clh_node *held;                      /* core-private: node the last acquire enqueued */
+#if defined(__arm__)
+    struct clh_node **tail;                     /* core-private: &lock->tail, one load where its
+                                                   address costs a MOVW/MOVT pair (clh_armv7.h) */
+#endif
 };
 
 struct clh_lock {
@@ -39,10 +43,6 @@ _Static_assert(_Alignof(struct clh_lock) == LOCK_CACHE_LINE, "CLH tail on its ow
 
 /* Entries of struct clh_core the caller must provide for ncores cores. */
 #define CLH_CORES_STORAGE(ncores) ((ncores) + 1)
-
-/* Barrier instructions per operation, for LOCKSTATS (same contended or not). */
-#define CLH_ACQUIRE_BARRIERS (LOCK_ARCH_BARRIERS_RMW_ACQ_REL + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE)
-#define CLH_RELEASE_BARRIERS LOCK_ARCH_BARRIERS_STORE_RELEASE
 
 /* Before any core uses the lock; cores[] has CLH_CORES_STORAGE(ncores) entries. */
 void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores);
@@ -75,6 +75,15 @@ static __attribute__((noinline, cold, unused)) void clh_wait(const struct clh_no
      * clh_release(); it reads the same 0 (see clh.c). */
     (void)__atomic_load_n(&pred->locked, __ATOMIC_ACQUIRE);
 }
+
+#if defined(__arm__)
+/* ARMv7: clh_acquire_as() and clh_release_as() by hand, with one DMB each
+ * where C11's mapping needs three and one. */
+#include "clh_armv7.h"
+#else
+/* Barrier instructions per operation, for LOCKSTATS (same contended or not). */
+#define CLH_ACQUIRE_BARRIERS (LOCK_ARCH_BARRIERS_RMW_ACQ_REL + LOCK_ARCH_BARRIERS_LOAD_ACQUIRE)
+#define CLH_RELEASE_BARRIERS LOCK_ARCH_BARRIERS_STORE_RELEASE
 
 static LOCK_INLINE bool clh_acquire_as(struct clh_lock *lock, struct clh_core *c, lock_wait_fn hook)
 {
@@ -109,6 +118,7 @@ static LOCK_INLINE void clh_release_as(struct clh_core *c)
      * From here the node belongs to the successor. */
     __atomic_store_n(&c->held->locked, 0, __ATOMIC_RELEASE);
 }
+#endif
 
 /* The same, for the caller `core`: its entry is lock->cores[core]. */
 static LOCK_INLINE bool clh_acquire(struct clh_lock *lock, unsigned core, lock_wait_fn hook)

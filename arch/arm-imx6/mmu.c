@@ -10,8 +10,8 @@
  *
  * ASIDs.  Generic code numbers address spaces 1..ASID_COUNT-1 (kernel/
  * vspace.h); the A9 tags TLB entries with an 8-bit hardware ASID
- * (CONTEXTIDR).  Kernel ASID a runs under hardware ASID 1 + (a - 1) % 255,
- * hardware ASID 0 stays with the kernel-only space.  Several kernel ASIDs
+ * (CONTEXTIDR).  Kernel ASID a runs under hardware ASID arm_hw_asid(a)
+ * (machine.h), never 0: hardware ASID 0 stays with the kernel-only space.  Several kernel ASIDs
  * may share a hardware one, so each core remembers which kernel ASID last
  * ran under each hardware ASID (arm_core.asid_owner) and drops the
  * hardware ASID's TLB entries on this core before another space uses it.
@@ -28,17 +28,14 @@
  */
 #include <arch/imx6.h>
 #include <arch/pagetable.h>
+#include <vspace.h>
+
+/* arm_hw_asid(): a / 256 is a hardware ASID (below 256) for every kernel ASID. */
+_Static_assert(ASID_COUNT <= 1u << (2 * ARCH_ASID_BITS), "kernel ASIDs fold into hardware ASIDs");
 
 uint32_t kernel_l1[4096] __attribute__((aligned(16384), section(".bss.pagetables")));
 /* TTBR0's table when no user space is loaded; 8 KiB is the TTBR0 table size when N = 1. */
 uint32_t empty_l1[2048] __attribute__((aligned(8192), section(".bss.pagetables")));
-
-#define HW_ASIDS  (1u << ARCH_ASID_BITS)
-
-static unsigned hw_asid(unsigned asid)
-{
-    return 1 + (asid - 1) % (HW_ASIDS - 1);
-}
 
 static inline void write_ttbr0(word_t paddr)
 {
@@ -47,7 +44,7 @@ static inline void write_ttbr0(word_t paddr)
 
 static inline void write_contextidr(unsigned asid)
 {
-    __asm__ volatile("mcr p15, 0, %0, c13, c0, 1\n isb" : : "r"(asid) : "memory");
+    __asm__ volatile("dsb\n mcr p15, 0, %0, c13, c0, 1\n isb" : : "r"(asid) : "memory");
 }
 
 static inline void tlbi_asid_local(unsigned hw)
@@ -56,23 +53,26 @@ static inline void tlbi_asid_local(unsigned hw)
 }
 
 /*
- * The ARM ARM's rule for changing TTBR0 and the ASID together: with the
- * empty table in TTBR0 in between, no walk can create a TLB entry that
- * pairs the new ASID with the old table or the old ASID with the new one.
+ * arch_vspace_load() (machine.h) when the kernel-only space is loaded
+ * (ASID 0) or the hardware ASID last ran another space: the same sequence,
+ * fully synchronized, with the hardware ASID's TLB entries on this core
+ * dropped while the empty table is loaded, so no walk can refill them from
+ * the previous owner's table.  The last ISB matters here: after a switch
+ * to the kernel-only space the caller may free the old table.
  */
-void arch_vspace_load(word_t vspace_root_paddr, unsigned asid)
+void arm_vspace_load_slow(word_t vspace_root_paddr, unsigned asid)
 {
     write_ttbr0(arch_virt_to_phys(empty_l1));
-    if (vspace_root_paddr == 0) {
+    if (asid == 0) {
         write_contextidr(0);
         return;
     }
-    unsigned hw = hw_asid(asid);
+    unsigned hw = arm_hw_asid(asid);
     write_contextidr(hw);
-    struct arm_core *c = this_arm_core();
-    if (c->asid_owner[hw] != asid) {
+    uint32_t *owner = arm_stack_top_words()->asid_owner;
+    if (owner[hw] != asid) {
         tlbi_asid_local(hw);
-        c->asid_owner[hw] = (uint16_t)asid;
+        owner[hw] = asid;
     }
     write_ttbr0(vspace_root_paddr);
 }
@@ -84,10 +84,10 @@ void arch_tlb_flush_local(unsigned asid, word_t vaddr, bool whole_space)
     if (asid == ~0u)
         __asm__ volatile("mcr p15, 0, %0, c8, c3, 0" : : "r"(0) : "memory");    /* TLBIALLIS */
     else if (whole_space)
-        __asm__ volatile("mcr p15, 0, %0, c8, c3, 2" : : "r"(hw_asid(asid)) : "memory");   /* TLBIASIDIS */
+        __asm__ volatile("mcr p15, 0, %0, c8, c3, 2" : : "r"(arm_hw_asid(asid)) : "memory");   /* TLBIASIDIS */
     else
         __asm__ volatile("mcr p15, 0, %0, c8, c3, 1"            /* TLBIMVAIS */
-                         : : "r"((vaddr & ~(word_t)0xFFF) | hw_asid(asid)) : "memory");
+                         : : "r"((vaddr & ~(word_t)0xFFF) | arm_hw_asid(asid)) : "memory");
     __asm__ volatile("mcr p15, 0, %0, c7, c1, 6\n"              /* BPIALLIS */
                      "dsb ish\n isb" : : "r"(0) : "memory");
 }

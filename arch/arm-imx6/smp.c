@@ -167,7 +167,12 @@ bool arch_ipi_round_ok(void)
 void smp_boot_core_arrived(void);
 void arm_set_this_core(unsigned core)
 {
-    stack_top_words_of(core)->core = &cores[core];
+    struct arm_stack_top_words *w = stack_top_words_of(core);
+
+    w->core = &cores[core];
+    w->asid_owner = arm_cores[core].asid_owner;
+    /* Hardware ASID 0 is the kernel-only space's: no ASID owns it (machine.h). */
+    arm_cores[core].asid_owner[0] = ARM_ASID_OWNER_NONE;
 }
 
 void smp_boot_core_arrived(void)

@@ -41,13 +41,17 @@ vectors:
     b irq_entry
     b fiq_entry
 
-/* Save the user registers (SRS already done, SVC mode) and switch to the kernel stack. */
+/*
+ * Save the user registers (SRS already done, SVC mode) and switch to the
+ * kernel stack.  STM of the user bank cannot write back its base, and
+ * needs not: sp is replaced right after.  fp keeps the user's value: the
+ * backtrace walker (fault.c) stops at the first saved fp that is not
+ * further up the kernel stack, so a user value ends the chain as 0 would.
+ */
 .macro save_user_rest
-    sub sp, sp, #(15 * 4)
-    stmia sp, {r0-r14}^
+    stmdb sp, {r0-r14}^
     mrc p15, 0, r8, c13, c0, 4          @ TPIDRPRW: this core's kernel stack top
     sub sp, r8, #KSTACK_RESERVED
-    mov fp, #0
 .endm
 
 /*
@@ -57,11 +61,23 @@ vectors:
 svc_entry:
     srsdb sp!, #MODE_SVC
     save_user_rest
-    /* Call and ReplyRecv go straight to the IPC fastpath (kernel/fastpath.c); neither returns. */
-    cmp r7, #SYSNO_CALL
-    bleq fastpath_call
+    /*
+     * Call and ReplyRecv go straight to the IPC fastpath (kernel/fastpath.c),
+     * neither of which returns, through a table indexed by the number: two
+     * instructions for either, where a compare and branch for each would
+     * make ReplyRecv's four.  The LDR reads pc as its own address + 8,
+     * the table's.
+     */
     cmp r7, #SYSNO_REPLY_RECV
-    bleq fastpath_reply_recv
+    ldrls pc, [pc, r7, lsl #2]
+    b syscall_slow
+    .word syscall_slow
+    .word fastpath_call             @ SYSNO_CALL
+    .rept SYSNO_REPLY_RECV - SYSNO_CALL - 1
+    .word syscall_slow
+    .endr
+    .word fastpath_reply_recv       @ SYSNO_REPLY_RECV
+syscall_slow:
     mov r0, r7
     bl handle_syscall
 
@@ -129,14 +145,17 @@ fiq_entry:
  * bank, then RFE loads pc and cpsr.  SVC mode's sp ends just past the
  * context, ready for the next entry.  CLREX drops this core's exclusive
  * reservation, so a LDREX of one thread never pairs with a STREX of another.
+ * arch_return_to_user(thread) is the same code: a thread's context is the
+ * first member of its TCB (static assert in context.c).
  */
     .text
     .global arch_restore_context
+    .global arch_return_to_user
+arch_return_to_user:
 arch_restore_context:
     clrex
-    mov sp, r0
-    ldmia sp, {r0-r14}^
-    add sp, sp, #(15 * 4)
+    add sp, r0, #(15 * 4)
+    ldmdb sp, {r0-r14}^
     rfeia sp!
 
 /*

@@ -28,7 +28,8 @@ static inline volatile uint32_t *mmio32(word_t paddr)
 struct arm_core {
     volatile uint32_t arrived;      /* set once by the core itself when its arch state is up */
     volatile uint32_t pings_from;   /* boot IPI round: bit c = a ping from core c arrived */
-    uint16_t asid_owner[1u << ARCH_ASID_BITS];  /* mmu.c: kernel ASID last run under each hardware ASID */
+    uint32_t asid_owner[1u << ARCH_ASID_BITS];  /* kernel ASID last run under each hardware ASID
+                                                   (machine.h); words, for a scaled-index load */
 } CACHE_ALIGNED;
 _Static_assert(sizeof(struct arm_core) % CACHE_LINE_SIZE == 0, "per-core state fills whole cache lines");
 
@@ -39,7 +40,7 @@ static inline struct arm_core *this_arm_core(void)
     return &arm_cores[arch_core_id()];
 }
 
-/* First thing on each core: make my_core() work (<arch/this_core.h>). */
+/* First thing on each core: make my_core() (<arch/this_core.h>) and arch_vspace_load() work. */
 void arm_set_this_core(unsigned core);
 
 /* Entry points from boot.S and vectors.S. */

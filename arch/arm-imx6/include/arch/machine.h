@@ -45,11 +45,13 @@ static inline unsigned arch_core_id(void)
 
 /*
  * TPIDRPRW holds this core's kernel stack top for the entry code; the
- * KSTACK_RESERVED bytes below it are not stack but two pointers the kernel
- * reads on every entry, so that finding them is an MRC and a load, not
- * MPIDR, a multiplication and an address (smp.c sets them).
+ * KSTACK_RESERVED bytes below it are not stack but per-core words the
+ * kernel reads on every entry, so that finding them is an MRC and a load,
+ * not MPIDR, a multiplication and an address (smp.c sets them).
  */
 struct arm_stack_top_words {
+    word_t unused;          /* keeps the stack below 8-byte aligned (KSTACK_RESERVED) */
+    uint32_t *asid_owner;   /* arch_vspace_load(): this core's arm_core.asid_owner */
     void *lock_data;        /* arch_lock_data() */
     void *core;             /* arch_this_core() (<arch/this_core.h>): &cores[core] */
 };

@@ -48,9 +48,10 @@
 
 /* Kernel and exception-mode stacks, per core. */
 #define KSTACK_BITS      14             /* 16 KiB SVC-mode kernel stack */
-/* Bytes at the top of each kernel stack kept out of the stack: two per-core
- * pointers (struct arm_stack_top_words, machine.h). */
-#define KSTACK_RESERVED  8
+/* Bytes at the top of each kernel stack kept out of the stack: per-core
+ * words (struct arm_stack_top_words, machine.h); a multiple of 8, the
+ * stack alignment of the AAPCS. */
+#define KSTACK_RESERVED  16
 #define XSTACK_SIZE      2048           /* abort / undefined mode stacks (kernel faults only) */
 
 /* Processor modes (CPSR.M) and mask bits. */
