@@ -31,9 +31,9 @@
  * (docs/locking.md, "Issue 11, sixth round: fine", has the argument).  The
  * variants without object locks hold the whole kernel from the first look.
  * The ready queues are only read, without their lock
- * (sched_highest() says why that is safe).  The address-space switch is
- * loaded after the lock release (after the commit under `rtm`) by the slow
- * path's deferred work (switch_and_leave()).
+ * (sched_highest() says why that is safe).  The address space is loaded
+ * after the lock release (after the commit under `rtm`), as the slow
+ * path's deferred work would (switch_and_leave()).
  *
  * Shape: every function here ends in a call that does not return (the
  * exit to user, the slow path, the general entry), and the rare cases
