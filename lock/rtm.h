@@ -146,14 +146,17 @@ static LOCK_INLINE bool rtm_elide_acquire(struct clh_lock *lock, struct rtm_core
     return false;
 }
 
-/* Leave the section entered by rtm_elide_acquire(); returns true if it committed. */
-static LOCK_INLINE bool rtm_elide_release(struct clh_lock *lock, unsigned core)
+/*
+ * Leave the section entered by rtm_elide_acquire(); returns true if it
+ * committed.  c is the core's entry of the fallback lock.
+ */
+static LOCK_INLINE bool rtm_elide_release(struct clh_core *c)
 {
     if (rtm_test()) {
         rtm_end();
         return true;
     }
-    clh_release(lock, core);
+    clh_release_as(c);
     return false;
 }
 

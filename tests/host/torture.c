@@ -176,7 +176,7 @@ static bool rtm_op_lock(unsigned tid, unsigned iter)
 static void rtm_op_unlock(unsigned tid, bool exclusive)
 {
     (void)exclusive;
-    if (rtm_elide_release(&rtm_fallback, tid)) {
+    if (rtm_elide_release(&rtm_fallback.cores[tid])) {
         slots[tid].stats.rtm_commits++;
     }
 }

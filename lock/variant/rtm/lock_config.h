@@ -43,19 +43,17 @@ static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
 /*
  * Inline whether RTM works or not, and with no call: a call here would make
  * every caller keep its values in memory around it, the IPC fastpath too,
- * which releases the lock in the middle of its work.  Inside a transaction
- * (RTM works and the acquire elided the lock) the section commits; else
- * this core holds the fallback lock.  The hold time is measured before
- * XEND, so that a committed section's counts commit with it.
+ * which releases the lock in the middle of its work.  The hold time is
+ * measured before XEND, so that a committed section's counts commit with it.
  */
 static LOCK_INLINE void kernel_lock_release(void)
 {
-    if (rtm_on && rtm_test()) {
-        struct lock_stats *st = lockstats_of(lock_env_core_id());
+    if (rtm_on) {
+        unsigned core = lock_env_core_id();
+        struct lock_stats *st = lockstats_of(core);
 
-        lockstats_released(lock_env_core_id(), RTM_COMMIT_BARRIERS);
-        rtm_end();
-        if (st != NULL) {
+        lockstats_released(core, rtm_test() ? RTM_COMMIT_BARRIERS : CLH_RELEASE_BARRIERS);
+        if (rtm_elide_release(lock_env_core_data()) && st != NULL) {
             st->rtm_commits++;
         }
         return;
