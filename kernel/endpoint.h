@@ -82,16 +82,8 @@ static inline void endpoint_dequeue(struct endpoint *ep, struct tcb *t)
 /* endpoint_dequeue(ep, t) for t at the head of the queue (caller holds [e] and [t]). */
 static inline void endpoint_dequeue_head(struct endpoint *ep, struct tcb *t)
 {
-    struct tcb *next = t->ep_next;
-
-    ep->head = next;
-    if (next) {
-        next->ep_prev = NULL;
-    } else {
-        ep->tail = NULL;
+    if (!tcb_queue_remove_head(endpoint_queue(ep), t, LINKS_WAIT))
         ep->state = EP_IDLE;
-    }
-    t->ep_next = NULL;
     t->blocked_on = NULL;
 }
 

@@ -98,4 +98,18 @@ static inline void tcb_queue_remove(struct tcb_queue_ends q, struct tcb *t, enum
     *tcb_link_prev(t, links) = NULL;
 }
 
+/* tcb_queue_remove() for t at the head, whose prev link is already NULL; returns the new head. */
+static inline struct tcb *tcb_queue_remove_head(struct tcb_queue_ends q, struct tcb *t, enum tcb_links links)
+{
+    struct tcb *next = *tcb_link_next(t, links);
+
+    *q.head = next;
+    if (next)
+        *tcb_link_prev(next, links) = NULL;
+    else
+        *q.tail = NULL;
+    *tcb_link_next(t, links) = NULL;
+    return next;
+}
+
 #endif
