@@ -21,8 +21,11 @@
  * that every IPC takes (inline where the port can):
  *   void arch_vspace_load(word_t vspace_root_paddr, unsigned asid)
  *       load an address space on this core (done after the lock release);
- *       vspace_root_paddr 0 is the kernel-only space.  Called only for a
- *       space other than the loaded one.
+ *       ASID 0 is the kernel-only space, whose root is
+ *       arch_kernel_vspace_paddr().  Called only for a space other than
+ *       the loaded one.
+ *   static inline word_t arch_kernel_vspace_paddr(void)
+ *       the root table of the kernel-only space, which maps the kernel only
  *   _Noreturn void arch_return_to_user_thread(struct arch_context *ctx)
  *       arch_return_to_user() for a user thread (never the idle thread),
  *       which the thread's core has made current.

@@ -416,6 +416,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
         want = 1;
     }
 
+    asid_table_init();
     core_init(0);
     lock_env_init(want);
     kernel_lock_init(want);

@@ -5,6 +5,7 @@
 #include "core.h"
 #include "printf.h"
 #include "sched.h"
+#include "vspace.h"
 #include <arch.h>
 #include <cpu_relax.h>
 
@@ -32,6 +33,9 @@ void core_init(unsigned core)
     c->idle = idle;
     c->current = idle;
     c->entry_thread = NULL;
+    /* The boot code runs on the kernel-only space. */
+    c->loaded_asid = 0;
+    c->loaded_vspace_paddr = asid_table[0].root_paddr;
     c->online = true;
 }
 
@@ -60,9 +64,9 @@ void core_serve_request(struct core *c, uint32_t seq)
          * loaded: leaving that space loads the kernel-only one now, and
          * nothing is left to load at exit. */
         if (c->loaded_asid == m->asid) {
-            arch_vspace_load(0, 0);
             c->loaded_asid = 0;
-            c->loaded_vspace_paddr = 0;
+            c->loaded_vspace_paddr = asid_table[0].root_paddr;
+            core_load_vspace(c);
             c->deferred.load_vspace = false;
         }
         break;

@@ -401,17 +401,21 @@ static bool check_asids(void)
                 return fail("a free ASID is still loaded on a core");
         }
     }
+    if (asid_table[0].root_paddr != arch_kernel_vspace_paddr())
+        return fail("ASID 0's root table is not the kernel-only space's");
     for (unsigned core = 0; core < ncores_online; core++) {
         const struct core *c = &cores[core];
-        if (c->loaded_asid == 0)
-            continue;
-        if (c->loaded_asid >= ASID_COUNT || !asid_table[c->loaded_asid].root)
-            return fail("a core runs on a freed address space");
+        if (c->loaded_asid >= ASID_COUNT)
+            return fail("a core runs on an ASID out of range");
         const struct asid_entry *e = &asid_table[c->loaded_asid];
-        if (!coreset_has(&e->loaded, core))
-            return fail("a core runs on an address space that does not list it");
         if (c->loaded_vspace_paddr != e->root_paddr)
             return fail("a core's loaded root table is not its ASID's");
+        if (c->loaded_asid == 0)
+            continue;
+        if (!e->root)
+            return fail("a core runs on a freed address space");
+        if (!coreset_has(&e->loaded, core))
+            return fail("a core runs on an address space that does not list it");
     }
     for (const struct cte *s = cdt_first(); s; s = s->cdt_next) {
         if (s->cap.type == CAP_VSPACE &&

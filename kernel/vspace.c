@@ -17,6 +17,11 @@
 struct asid_entry asid_table[ASID_COUNT];
 static unsigned asid_next = 1;
 
+void asid_table_init(void)
+{
+    asid_table[0].root_paddr = arch_kernel_vspace_paddr();
+}
+
 unsigned asid_alloc(void *root)
 {
     for (unsigned i = 0; i < ASID_COUNT - 1; i++) {

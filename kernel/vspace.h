@@ -5,6 +5,9 @@
  *
  * Every VSpace gets an ASID from a kernel table.  The entry records the
  * root table and the set of cores that have loaded it since it was made;
+ * entry 0 is the kernel-only space (a thread without a VSpace runs on it),
+ * never allocated, whose root_paddr is the port's kernel-only table, so
+ * loading a space never needs a test for it;
  * unmapping flushes only those cores' TLBs.  A generation number, bumped
  * whenever the entry is freed, lets frame and page-table caps tell that the
  * space they were mapped into has gone (so they never touch a newer space
@@ -21,7 +24,7 @@
 #include "tcb.h"
 #include "core.h"
 
-#define ASID_COUNT 1024     /* ASID 0 is never used: it means "none" */
+#define ASID_COUNT 1024     /* ASID 0 is the kernel-only space: never allocated */
 
 struct asid_entry {
     void *root;             /* [w] the VSpace object, or NULL when free */
@@ -31,6 +34,9 @@ struct asid_entry {
 };
 
 extern struct asid_entry asid_table[ASID_COUNT];
+
+/* Boot, before any core records a loaded space: entry 0, the kernel-only space. */
+void asid_table_init(void);
 
 /* Allocate an ASID for a new VSpace; 0 when the table is full.  Caller holds the write side. */
 unsigned asid_alloc(void *root);
@@ -52,11 +58,13 @@ static inline unsigned tcb_vspace_asid(const struct tcb *t)
 /*
  * Switch this core, `c`, to the thread's address space, the bookkeeping
  * half: returns false when the space is the one loaded; else notes the
- * core in the ASID's set, records the space as loaded (c->loaded_asid,
- * c->loaded_vspace_paddr) and returns true: the caller must then have
- * core_load_vspace() load it after the lock release, through the deferred
- * work (the slow path, vspace_switch_deferred()) or itself (the IPC
- * fastpath, which keeps the answer in a register).  Inline: the fastpath
+ * core in the ASID's set (not for ASID 0, which no shootdown flushes),
+ * records the space as loaded (c->loaded_asid, and c->loaded_vspace_paddr,
+ * always asid_table[c->loaded_asid].root_paddr) and returns true: the
+ * caller must then have core_load_vspace() load it after the lock
+ * release, through the deferred work (the slow path,
+ * vspace_switch_deferred()) or itself (the IPC fastpath, which keeps the
+ * answer in a register).  Inline: the fastpath
  * switches spaces on every call between two of them, and nothing when the
  * space is the same.  Caller holds the kernel lock (either side).
  *
@@ -68,12 +76,11 @@ static inline unsigned tcb_vspace_asid(const struct tcb *t)
 static ALWAYS_INLINE bool vspace_switch(struct core *c, struct tcb *t)
 {
     unsigned asid = tcb_vspace_asid(t);
-    word_t paddr = 0;
+    struct asid_entry *e = &asid_table[asid];
 
     if (c->loaded_asid == asid)
         return false;
     if (asid) {
-        struct asid_entry *e = &asid_table[asid];
         word_t *bits = &e->loaded.bits[NCPUS <= WORD_BITS ? 0 : arch_core_id() / WORD_BITS];
         word_t me = BIT(arch_core_id() % WORD_BITS);
         /*
@@ -84,13 +91,9 @@ static ALWAYS_INLINE bool vspace_switch(struct core *c, struct tcb *t)
          */
         if (!(__atomic_load_n(bits, __ATOMIC_RELAXED) & me))
             __atomic_fetch_or(bits, me, __ATOMIC_RELAXED);
-        paddr = e->root_paddr;
-        /* A live ASID has a root table (asid_alloc()). */
-        if (!paddr)
-            __builtin_unreachable();
     }
     c->loaded_asid = asid;
-    c->loaded_vspace_paddr = paddr;
+    c->loaded_vspace_paddr = e->root_paddr;
     return true;
 }
 

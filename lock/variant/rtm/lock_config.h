@@ -25,9 +25,15 @@ extern bool rtm_on;
 /* lock/rtm.c: the elided acquire, when rtm_on. */
 void rtm_kernel_lock_acquire(unsigned core, uint64_t t0);
 
+/*
+ * Both operations find the core's fallback entry before testing rtm_on, so
+ * that the release reuses the value the acquire found (lock_env_core_data()
+ * may be computed once for both) whichever way the test went.
+ */
 static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
 {
     uint64_t t0 = lockstats_now();
+    struct clh_core *fallback_entry = lock_env_core_data();
 
     (void)kind;
     if (rtm_on) {
@@ -35,7 +41,7 @@ static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
         rtm_kernel_lock_acquire(lock_env_core_id(), t0);
         return true;
     }
-    bool waited = clh_acquire_as(&rtm_fallback_lock, lock_env_core_data(), kernel_lock_wait_hook);
+    bool waited = clh_acquire_as(&rtm_fallback_lock, fallback_entry, kernel_lock_wait_hook);
     lockstats_acquired(lock_env_core_id(), t0, waited, CLH_ACQUIRE_BARRIERS);
     return waited;
 }
@@ -48,18 +54,20 @@ static LOCK_INLINE bool kernel_lock_acquire(enum kernel_entry_kind kind)
  */
 static LOCK_INLINE void kernel_lock_release(void)
 {
+    struct clh_core *fallback_entry = lock_env_core_data();
+
     if (rtm_on) {
         unsigned core = lock_env_core_id();
         struct lock_stats *st = lockstats_of(core);
 
         lockstats_released(core, rtm_test() ? RTM_COMMIT_BARRIERS : CLH_RELEASE_BARRIERS);
-        if (rtm_elide_release(lock_env_core_data()) && st != NULL) {
+        if (rtm_elide_release(fallback_entry) && st != NULL) {
             st->rtm_commits++;
         }
         return;
     }
     lockstats_released(lock_env_core_id(), CLH_RELEASE_BARRIERS);
-    clh_release_as(lock_env_core_data());
+    clh_release_as(fallback_entry);
 }
 
 void kernel_lock_require_exclusive(void);

@@ -46,6 +46,12 @@
 extern uint32_t empty_l1[2048];
 void arm_vspace_load_slow(word_t vspace_root_paddr, unsigned asid);
 
+/* The kernel-only space's TTBR0 table: the empty one (the kernel's mappings are TTBR1's). */
+static inline word_t arch_kernel_vspace_paddr(void)
+{
+    return arch_virt_to_phys(empty_l1);
+}
+
 static inline unsigned arm_hw_asid(unsigned asid)
 {
     unsigned hw = asid & 0xFF;

@@ -23,6 +23,11 @@ _Noreturn void x86_return_to_context(struct arch_context *ctx);
 /* memory.c: the boot tables, which map only the kernel: the kernel-only space. */
 extern uint64_t x86_boot_pml4[512];
 
+static inline word_t arch_kernel_vspace_paddr(void)
+{
+    return arch_virt_to_phys(x86_boot_pml4);
+}
+
 /*
  * CR3 for an address space: its root, tagged with its ASID as the PCID
  * when this core runs with CR4.PCIDE (the per-core mask is 0xfff then,
@@ -30,16 +35,14 @@ extern uint64_t x86_boot_pml4[512];
  * survives an unmap that another core's shootdown missed; what PCIDs save
  * is the other spaces' entries.  Global kernel mappings stay (CR4.PGE).
  * The callers load only a space other than the loaded one (vspace_switch()
- * compares ASIDs), so there is no comparison with CR3 here.
+ * compares ASIDs), so there is no comparison with CR3 here.  The
+ * kernel-only space is no special case: its root is the boot table and
+ * its ASID 0, the PCID the boot tables have always run under.
  */
 static inline __attribute__((always_inline)) void arch_vspace_load(word_t vspace_root_paddr, unsigned asid)
 {
     word_t mask;
 
-    if (__builtin_expect(vspace_root_paddr == 0, 0)) {
-        write_cr3(arch_virt_to_phys(x86_boot_pml4));
-        return;
-    }
     __asm__("movq %%gs:%c1, %0" : "=r"(mask) : "i"(PERCORE_CR3_ASID_MASK));
     write_cr3(vspace_root_paddr | (asid & mask));
 }
