@@ -130,6 +130,7 @@ $(BUILD)/%.c.o: %.c
 # clobbered by calls, which spares the fastpath the prologue that saves them
 # (arch/*/build.mk).  Nothing in kernel/fastpath.c may return to another file.
 $(BUILD)/kernel/fastpath.c.o: ARCH_KCFLAGS += $(ARCH_FASTPATH_CFLAGS)
+$(BUILD)/kernel/fastpath.c.o: arch/$(ARCH)/build.mk
 
 $(BUILD)/%.S.o: %.S
 	@mkdir -p $(dir $@)

@@ -3,7 +3,8 @@
  * note the entering thread, serve this core's mailbox, take the kernel
  * lock.  Inline in a header because two files begin entries with it: the
  * generic handlers (kernel/syscall.c) and the IPC fastpath's entry points
- * (kernel/fastpath.c).
+ * (kernel/fastpath.c, whose common entry has found its mailbox empty and
+ * does steps 1 and 2 itself).
  */
 #ifndef KERNEL_ENTRY_H
 #define KERNEL_ENTRY_H
@@ -38,23 +39,6 @@ static ALWAYS_INLINE struct tcb *kernel_enter(struct core *c, enum kernel_entry_
     core_serve_mailbox();
     kernel_lock_acquire(kind);
     return c->entry_thread;
-}
-
-/*
- * kernel_enter(c, kind, true) on a core that has just found its mailbox
- * empty (core_mailbox_pending()), the IPC fastpath's common entry.  A
- * request can only come from a core holding the lock exclusively, so one
- * posted after that look is served while waiting for the lock, as in
- * kernel_enter().
- */
-static ALWAYS_INLINE struct tcb *kernel_enter_syscall_mailbox_empty(struct core *c, enum kernel_entry_kind kind)
-{
-    struct tcb *t = note_entry_thread(c, true);
-
-    /* Only a request served while waiting can take the thread away. */
-    if (unlikely(kernel_lock_acquire(kind)))
-        return c->entry_thread;
-    return t;
 }
 
 #endif

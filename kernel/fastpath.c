@@ -351,6 +351,13 @@ static ALWAYS_INLINE void try_reply_recv(struct core *c, struct tcb *t)
  * same fastpath.  Either way, what the fastpath does not take goes on to
  * syscall_slowpath() under the same lock acquisition.  The general entry
  * is a separate copy so that the common one calls nothing that returns.
+ *
+ * A common entry that had to wait for the lock goes to the slow path,
+ * which copes with a request served meanwhile (kernel_lock_wait_hook())
+ * having taken its thread away.  The wait cost more than the fastpath
+ * would save, and with nothing of the fastpath's live across it the
+ * compiler keeps no stack slot for it (one instruction per entry on
+ * arm-imx6).
  */
 static _Noreturn ALWAYS_INLINE void try_fastpath(struct core *c, struct tcb *t, word_t sysno)
 {
@@ -378,7 +385,10 @@ static _Noreturn ALWAYS_INLINE void entry(word_t sysno)
     if (unlikely(!accounting_enter_is_count_only(c) || core_mailbox_pending(c)))
         entry_general(sysno);
     accounting_count_entry(c, ENTRY_CAUSE_SYSCALL);
-    try_fastpath(c, kernel_enter_syscall_mailbox_empty(c, ENTRY_IPC), sysno);
+    struct tcb *t = note_entry_thread(c, true);
+    if (unlikely(kernel_lock_acquire(ENTRY_IPC)))
+        syscall_slowpath(c->entry_thread, sysno);   /* NULL if a request took t away */
+    try_fastpath(c, t, sysno);
 }
 
 _Noreturn void fastpath_call(void)

@@ -6,16 +6,19 @@
  * memory model needs one (docs/locking.md, "Issue 11, sixth round: CLH on
  * ARMv7").
  *
- *   ldr    n, [c, #mine]       the node to enqueue: its word is already
+ *   1: ldr n, [c, #mine]       the node to enqueue: its word is already
  *                              nonzero (below)
  *   ldr    tail, [c, #tail]    &lock->tail, kept in the same line
- *   1: ldrex pred, [tail]      swap it into the tail, no barrier before
+ *   ldrex  pred, [tail]        swap it into the tail, no barrier before
  *   strex  s, n, [tail]
- *   teq    s, #0
- *   bne    1b
- *   ldr    s, [pred]           address-dependent on the swap's result
- *   (s != 0: clh_wait() polls, ending with its own acquire load)
+ *   ldr    w, [pred]           address-dependent on the swap's result
+ *   orrs   w, w, s             one test for both: the swap took and the
+ *   bne    slow                predecessor's word reads 0
  *   dmb    ish                 acquire: the critical section after the 0
+ *   ...
+ *   slow: s != 0, the STREX failed: back to 1 (the load of w read a
+ *   node's word through a pointer the tail held, harmless); else
+ *   clh_wait() polls pred, ending with its own acquire load, then the DMB.
  *   str    pred, [pred]        mark the adopted node for our next acquire
  *   strd   pred, n, [c, #mine] mine := pred, held := n
  *
@@ -60,25 +63,32 @@ static LOCK_INLINE bool clh_acquire_as(struct clh_lock *lock, struct clh_core *c
 {
     /* The low half is pred, the high half n: an even/odd register pair for STRD. */
     uint64_t pair;
-    uint32_t s;
+    uint32_t s, word;
     struct clh_node **t;
+    bool retry_or_wait;
     bool waited = false;
 
     (void)lock;
-    __asm__ volatile("ldr    %R[pair], [%[c], %[mine]]\n"
-                     "ldr    %[t], [%[c], %[tail]]\n"
-                     "1: ldrex %Q[pair], [%[t]]\n"
-                     "strex  %[s], %R[pair], [%[t]]\n"
-                     "teq    %[s], #0\n"
-                     "bne    1b\n"
-                     "ldr    %[s], [%Q[pair]]"
-                     : [pair] "=&r"(pair), [t] "=&r"(t), [s] "=&r"(s)
-                     : [c] "r"(c), [mine] "i"(offsetof(struct clh_core, mine)),
-                       [tail] "i"(offsetof(struct clh_core, tail))
-                     : "cc", "memory");
-    if (__builtin_expect(s != 0, 0)) {
-        waited = true;
-        clh_wait((const struct clh_node *)(uintptr_t)pair, hook);
+    /* The loop runs again only when the STREX failed. */
+    for (;;) {
+        __asm__ volatile("ldr    %R[pair], [%[c], %[mine]]\n"
+                         "ldr    %[t], [%[c], %[tail]]\n"
+                         "ldrex  %Q[pair], [%[t]]\n"
+                         "strex  %[s], %R[pair], [%[t]]\n"
+                         "ldr    %[word], [%Q[pair]]\n"
+                         "orrs   %[word], %[word], %[s]"
+                         : [pair] "=&r"(pair), [t] "=&r"(t), [s] "=&r"(s), [word] "=&r"(word),
+                           "=@ccne"(retry_or_wait)
+                         : [c] "r"(c), [mine] "i"(offsetof(struct clh_core, mine)),
+                           [tail] "i"(offsetof(struct clh_core, tail))
+                         : "memory");
+        if (__builtin_expect(!retry_or_wait, 1))
+            break;
+        if (s == 0) {
+            waited = true;
+            clh_wait((const struct clh_node *)(uintptr_t)pair, hook);
+            break;
+        }
     }
     __asm__ volatile("dmb    ish\n"
                      "str    %Q[pair], [%Q[pair]]\n"

@@ -5,6 +5,7 @@
 #ifndef ARCH_MACHINE_H
 #define ARCH_MACHINE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <abi/types.h>
 #include <arch/memlayout.h>
@@ -57,18 +58,34 @@ struct arm_stack_top_words {
 };
 _Static_assert(sizeof(struct arm_stack_top_words) == KSTACK_RESERVED, "the words above the kernel stack");
 
-static inline struct arm_stack_top_words *arm_stack_top_words(void)
+static inline uintptr_t arm_kernel_stack_top(void)
 {
     uintptr_t top;
     /* Constant while the kernel runs on this core: not volatile, so it may be reused. */
     __asm__("mrc p15, 0, %0, c13, c0, 4" : "=r"(top));
-    return (struct arm_stack_top_words *)top - 1;
+    return top;
 }
 
-/* The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h). */
+static inline struct arm_stack_top_words *arm_stack_top_words(void)
+{
+    return (struct arm_stack_top_words *)arm_kernel_stack_top() - 1;
+}
+
+/*
+ * The lock layer's per-core pointer (lock_core_data(), kernel/lock_env.h).
+ * Set once at boot before any core takes a lock, then constant: loaded by
+ * an asm that is neither volatile nor said to read memory, so the
+ * compiler may reuse the value across the critical section (the IPC
+ * fastpath keeps it from the acquire to the release) instead of loading
+ * it again after every store.
+ */
 static inline void *arch_lock_data(void)
 {
-    return arm_stack_top_words()->lock_data;
+    void *p;
+    __asm__("ldr %0, [%1, %2]" : "=r"(p)
+            : "r"(arm_kernel_stack_top()),
+              "i"((int)offsetof(struct arm_stack_top_words, lock_data) - (int)KSTACK_RESERVED));
+    return p;
 }
 
 /* Boot: record core's lock_core_data() before any core takes the kernel lock. */
