@@ -21,7 +21,28 @@ void stats_of(uint64_t *v, unsigned n, struct stats *out);
 /* "{"mean": .., "stddev": .., "median": .., "min": .., "max": ..}" into buf. */
 void stats_json(char *buf, size_t size, const struct stats *s);
 
-/* The cost of reading the cycle counter back to back (the minimum of many tries). */
+/*
+ * Exact means from a counter that steps by ARCH_COUNTER_STEP instructions
+ * (arm-imx6 under -icount: 10).  One reading of an interval of D
+ * instructions gives D rounded down or up to a step, depending on where in
+ * a step the interval began (its phase).  A loop whose iterations all run
+ * the same N instructions starts each one N later than the last, so with N
+ * prime to the step the phases of ARCH_COUNTER_STEP consecutive iterations
+ * are every phase once, and the mean over them is D exactly.  The loop
+ * runs arch_extra_instructions(d) once an iteration, outside the intervals
+ * it times, to make N + d prime to the step: counter_dither() chooses d
+ * from one timing of the whole loop run with d = 0, `elapsed` counts for
+ * n iterations.  Run the loop a multiple of COUNTER_STEP_ROUND(n) times.
+ * With a step of 1 (x86_64) d is 0 and nothing changes.
+ */
+unsigned counter_dither(uint64_t elapsed, uint64_t n);
+#define COUNTER_STEP_ROUND(n) (((n) + ARCH_COUNTER_STEP - 1) / ARCH_COUNTER_STEP * ARCH_COUNTER_STEP)
+
+/*
+ * The cost of reading the cycle counter back to back: the minimum of many
+ * tries where the counter counts single instructions or cycles, the
+ * dithered mean where it steps by more (above).
+ */
 uint64_t timing_overhead(void);
 
 /* -ln(u) for u = x / 2^32, x in 1..2^32-1, as a Q16 fixed-point number. */

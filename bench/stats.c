@@ -62,8 +62,50 @@ void stats_json(char *buf, size_t size, const struct stats *s)
              (unsigned long long)s->median, (unsigned long long)s->min, (unsigned long long)s->max);
 }
 
+static unsigned gcd(uint64_t a, unsigned b)
+{
+    while (b) {
+        uint64_t r = a % b;
+        a = b;
+        b = (unsigned)r;
+    }
+    return (unsigned)a;
+}
+
+unsigned counter_dither(uint64_t elapsed, uint64_t n)
+{
+    uint64_t per_iteration = n ? (elapsed + n / 2) / n : 0;
+
+    for (unsigned d = 0; d < ARCH_COUNTER_STEP; d++) {
+        if (gcd(per_iteration + d, ARCH_COUNTER_STEP) == 1)
+            return d;
+    }
+    return 0;
+}
+
+/* Sum of n back-to-back read pairs.  Not inlined or cloned: the timing with
+ * dither 0 and the run with the chosen one must be the same code. */
+static __attribute__((noinline, noclone)) uint64_t read_pairs(unsigned n, unsigned dither)
+{
+    uint64_t sum = 0;
+    for (unsigned i = 0; i < n; i++) {
+        arch_extra_instructions(dither);
+        uint64_t a = arch_cycles();
+        uint64_t b = arch_cycles();
+        sum += b - a;
+    }
+    return sum;
+}
+
 uint64_t timing_overhead(void)
 {
+    if (ARCH_COUNTER_STEP > 1) {
+        const unsigned n = 100 * ARCH_COUNTER_STEP;
+        uint64_t t = arch_cycles();
+        read_pairs(n, 0);
+        t = arch_cycles() - t;
+        return (read_pairs(n, counter_dither(t, n)) + n / 2) / n;
+    }
     uint64_t best = ~(uint64_t)0;
     for (int i = 0; i < 64; i++) {
         uint64_t a = arch_cycles();

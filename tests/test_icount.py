@@ -4,10 +4,14 @@ The ordering of the variants is a property of their lock code, so it is asserted
 measurement; the committed baseline catches a regression of more than 2 % in any variant, on
 x86_64 and on arm-imx6 (QEMU sabrelite).
 """
+import json
+import shutil
+
 import pytest
 
-from conftest import REPO
+from conftest import REPO, build
 import icount_baseline as ib
+import insn_profile as prof
 
 ARCH = "x86_64"
 VARIANTS = [(arch, lock) for arch in sorted(ib.LOCKS) for lock in ib.LOCKS[arch]]
@@ -43,6 +47,42 @@ def test_no_regression_against_baseline(guest, arch, lock):
     assert not problems, ("instruction counts grew; if intended, run "
                           "`python3 tools/icount_baseline.py --update` and commit the baseline:\n"
                           + "\n".join(problems))
+
+
+def cross_space_len0(items):
+    return next(i for i in items if i["config"]["same_space"] is False and i["config"]["length"] == 0)
+
+
+def arm_traced_fastpath(lock, tmp_path) -> dict[str, float]:
+    """Instructions per round trip of each function, from a trace of the cross-space ping-pong."""
+    build_dir = build("arm-imx6", lock, debug="0")
+    out = tmp_path / f"profile-{lock}.json"
+    status = prof.main(["--arch", "arm-imx6", "--lock", lock, "--image", str(build_dir / "kernel.elf"),
+                        "--cmdline", "app=pingpong runs=1 iters=20", "--json", str(out)])
+    assert out.exists(), f"insn_profile.py exited {status} without writing its JSON"
+    window = cross_space_len0(json.loads(out.read_text())["windows"])
+    return {f["function"]: f["instructions"] / window["operations"] for f in window["functions"]}
+
+
+def test_arm_figures_are_exact_despite_the_counter_step(guest, tmp_path):
+    """arm-imx6's counter steps by 10 instructions; the ping-pong dithers its loop (bench/bench.h)
+    so that its means are exact all the same.  Held to an instruction trace: between `none` and
+    `bkl` each one-way figure differs by exactly what the traced fastpath function differs by
+    (every other instruction on the way is the same code in both).  Undithered, the two differed
+    by up to 5 each way."""
+    if shutil.which("qemu-system-arm") is None or shutil.which("arm-none-eabi-gcc") is None:
+        pytest.skip("arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
+    figures, traced = {}, {}
+    for lock in ("none", "bkl"):
+        run = guest(arch="arm-imx6", lock=lock, cpus=1, app="pingpong", args=ib.GUEST_ARGS, icount=True,
+                    **{k.lower(): v for k, v in ib.BUILD_OPTIONS.items()})
+        assert run.status == 0, f"pingpong on arm-imx6-{lock} exited {run.status}"
+        figures[lock] = cross_space_len0([r for r in run.of_type("bench") if r["bench"] == "pingpong"])
+        traced[lock] = arm_traced_fastpath(lock, tmp_path)
+    for figure, function in (("call", "fastpath_call"), ("reply_recv", "fastpath_reply_recv")):
+        measured = figures["bkl"][figure]["median"] - figures["none"][figure]["median"]
+        exact = traced["bkl"][function] - traced["none"][function]
+        assert abs(measured - exact) < 0.5, f"{figure}: the ping-pong says +{measured}, the trace +{exact}"
 
 
 def test_regression_check_catches_growth():

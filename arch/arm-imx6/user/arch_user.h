@@ -36,6 +36,27 @@ static inline uint64_t arch_cycles(void)
     return ((uint64_t)hi << 32 | lo) * arm_cycles_scale;
 }
 
+/*
+ * Under -icount the global timer steps once per 10 instructions (10 ns of
+ * virtual time at shift=0), so a single reading is exact only to 10.  The
+ * benchmarks dither their loops (bench.h, counter_dither()) to read it at
+ * every phase of the step.
+ */
+#define ARCH_COUNTER_STEP 10
+
+/*
+ * Run a fixed number of instructions plus exactly k, for k < ARCH_COUNTER_STEP:
+ * ADD pc, pc, r << 2 reads pc as its own address + 8, the first of the
+ * nine NOPs after the one it skips, and so lands on the last k of them.
+ */
+static inline void arch_extra_instructions(unsigned k)
+{
+    __asm__ volatile("add pc, pc, %0, lsl #2\n"
+                     "nop\n"
+                     "nop\n nop\n nop\n nop\n nop\n nop\n nop\n nop\n nop"
+                     : : "r"(9 - k));
+}
+
 /* Spin-wait hint. */
 static inline void arch_relax(void)
 {

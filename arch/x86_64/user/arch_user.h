@@ -20,6 +20,14 @@ static inline uint64_t arch_cycles(void)
     return ((uint64_t)hi << 32) | lo;
 }
 
+/* Under -icount the TSC counts single instructions: nothing to dither (bench.h). */
+#define ARCH_COUNTER_STEP 1
+
+static inline void arch_extra_instructions(unsigned k)
+{
+    (void)k;
+}
+
 /* Spin-wait hint. */
 static inline void arch_relax(void)
 {
