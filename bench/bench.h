@@ -31,8 +31,9 @@ void stats_json(char *buf, size_t size, const struct stats *s);
  * are every phase once, and the mean over them is D exactly.  The loop
  * runs arch_extra_instructions(d) once an iteration, outside the intervals
  * it times, to make N + d prime to the step: counter_dither() chooses d
- * from one timing of the whole loop run with d = 0, `elapsed` counts for
- * n iterations.  Run the loop a multiple of COUNTER_STEP_ROUND(n) times.
+ * from a timing of n iterations of the loop run with d = 0 (`elapsed`
+ * counts, without what the loop costs besides its iterations).  Then run
+ * the loop a multiple of ARCH_COUNTER_STEP times (COUNTER_STEP_ROUND()).
  * With a step of 1 (x86_64) d is 0 and nothing changes.
  */
 unsigned counter_dither(uint64_t elapsed, uint64_t n);

@@ -197,7 +197,7 @@ static struct tcb *lock_with_partner(struct endpoint *ep, struct tcb *self,
         struct tcb *partner = endpoint_peek(ep, partner_state);
         *locks = ipc_locks_of(&ep->lock, &self->lock, partner);
         ipc_locks_acquire(locks);
-        if (endpoint_peek(ep, partner_state) == partner)
+        if (endpoint_waiter(ep, partner_state) == partner)
             return partner;
         ipc_locks_release(locks);
     }

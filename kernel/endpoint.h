@@ -107,6 +107,20 @@ static inline struct tcb *endpoint_peek(struct endpoint *ep, enum endpoint_state
 }
 
 /*
+ * The same, exact: caller holds [e] (or a kernel lock that excludes every
+ * other core).  An endpoint whose state is not EP_IDLE has waiters, so the
+ * compiler may take the head it returns as non-NULL.
+ */
+static inline struct tcb *endpoint_waiter(struct endpoint *ep, enum endpoint_state state)
+{
+    if (ep->state != state)
+        return NULL;
+    if (state != EP_IDLE && !ep->head)
+        __builtin_unreachable();
+    return ep->head;
+}
+
+/*
  * Message transfer between two threads (kernel/endpoint.c): registers,
  * buffer, caps, badge.  Caller holds both threads' locks; the write side
  * too when the message carries caps (they go into the CDT).

@@ -231,20 +231,6 @@ static _Noreturn ALWAYS_INLINE void switch_and_leave(struct core *c, struct tcb 
     arch_return_to_user_thread(&to->context);
 }
 
-/*
- * The head of ep's queue when the endpoint holds waiting receivers, else
- * NULL.  Caller holds [e] (or a kernel lock that excludes every other
- * core): a receiving endpoint's queue is not empty.
- */
-static ALWAYS_INLINE struct tcb *waiting_receiver(struct endpoint *ep)
-{
-    if (ep->state != EP_RECV)
-        return NULL;
-    if (!ep->head)
-        __builtin_unreachable();
-    return ep->head;
-}
-
 /* The Call fastpath for t, this core's entry thread; returns when it does not apply. */
 static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
 {
@@ -266,7 +252,7 @@ static ALWAYS_INLINE void try_call(struct core *c, struct tcb *t)
      * checked twice: [e] covers dest while it waits in ep's queue, and t is
      * current here. */
     object_lock_acquire(&ep->lock);
-    dest = waiting_receiver(ep);
+    dest = endpoint_waiter(ep, EP_RECV);
     /* A receiver that kept its last caller's reply cap: the slow path drops that one first. */
     if (!dest || !may_switch_to(c, me, dest) || !cap_is_null(&dest->slots[TCB_SLOT_CALLER].cap)) {
         object_lock_release(&ep->lock);
