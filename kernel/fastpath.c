@@ -150,7 +150,7 @@ static ALWAYS_INLINE void cap_set_plain(struct cap *cap, enum cap_type type, uin
 /*
  * reply_setup(caller, receiver, grant != 0), where grant is the send cap's
  * RIGHT_GRANT bit (0 or RIGHT_GRANT), for a receiver whose caller slot is
- * empty (fastpath_applies_to_call() checked it): the reply cap is the
+ * empty (try_call() checked it): the reply cap is the
  * master's (tcb_install_master_reply()) without CAPF_MASTER and with the
  * rights set, linked as the master's only child.  A running caller's master
  * has no child (a reply cap exists only while its thread waits for the

@@ -163,6 +163,15 @@ static LOCK_INLINE void object_locks_acquire(struct object_lock *const *locks, u
     lockstats_barriers(core, taken * TICKET_ACQUIRE_BARRIERS);
 }
 
+/* Release l, which this core holds. */
+static LOCK_INLINE void fine_give_one(unsigned core, struct object_lock *l)
+{
+    if (FINE_DEBUG) {
+        fine_debug_note_release(core, l);
+    }
+    ticket_release(&l->ticket);
+}
+
 /* Release locks[i] unless it is NULL or repeats an earlier entry; returns 1 if released. */
 static LOCK_INLINE unsigned fine_give(unsigned core, struct object_lock *const *locks, unsigned n, unsigned i)
 {
@@ -172,10 +181,7 @@ static LOCK_INLINE unsigned fine_give(unsigned core, struct object_lock *const *
         (i > 2 && locks[2] == l)) {
         return 0;
     }
-    if (FINE_DEBUG) {
-        fine_debug_note_release(core, l);
-    }
-    ticket_release(&l->ticket);
+    fine_give_one(core, l);
     return 1;
 }
 
@@ -212,10 +218,7 @@ static LOCK_INLINE void object_lock_release(struct object_lock *lock)
 {
     unsigned core = lock_env_core_id();
 
-    if (FINE_DEBUG) {
-        fine_debug_note_release(core, lock);
-    }
-    ticket_release(&lock->ticket);
+    fine_give_one(core, lock);
     lockstats_barriers(core, TICKET_RELEASE_BARRIERS);
 }
 
