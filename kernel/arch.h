@@ -177,10 +177,15 @@ bool arch_ipi_round_ok(void);
 /* Is a device interrupt pending on this core?  (Preemption points poll this.) */
 bool arch_interrupt_pending(void);
 
-/* Mask, unmask and acknowledge a device IRQ.  Deferred until after the lock is released. */
-void arch_irq_mask(unsigned irq);
-void arch_irq_unmask(unsigned irq);
-void arch_irq_ack(unsigned irq);
+/*
+ * Make device IRQ `irq`'s line follow *open: enabled when true, masked when
+ * false.  Called after the kernel lock is released, on any core.  The port
+ * reads *open under the lock that orders its own writes of the line's mask,
+ * so when two cores apply one line's decisions in the other order than they
+ * were made, the line still ends as the latest decision says (kernel/irq.c).
+ * The entry code masks a device IRQ itself when it delivers one.
+ */
+void arch_irq_follow(unsigned irq, const bool *open);
 
 /* Valid user IRQ numbers are 0 .. arch_irq_count()-1; some are reserved by the kernel. */
 unsigned arch_irq_count(void);

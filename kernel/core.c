@@ -3,6 +3,7 @@
  * work (see core.h for the protocol).
  */
 #include "core.h"
+#include "irq.h"
 #include "printf.h"
 #include "sched.h"
 #include "vspace.h"
@@ -121,7 +122,7 @@ void core_defer_ipi(unsigned target)
     }
 }
 
-void core_defer_irq(unsigned irq, enum deferred_irq_op op)
+void core_defer_irq(unsigned irq)
 {
     struct deferred_work *d = &my_core()->deferred;
 
@@ -129,9 +130,7 @@ void core_defer_irq(unsigned irq, enum deferred_irq_op op)
         /* Cannot happen: one entry records at most a few IRQ operations. */
         panic("deferred IRQ record full");
     }
-    d->irq[d->nirq].irq = (uint16_t)irq;
-    d->irq[d->nirq].op = (uint16_t)op;
-    d->nirq++;
+    d->irq[d->nirq++] = (uint16_t)irq;
     d->pending = true;
 }
 
@@ -139,21 +138,8 @@ void core_defer_irq(unsigned irq, enum deferred_irq_op op)
 void core_do_deferred_work(struct deferred_work *d)
 {
     d->pending = false;
-    for (unsigned i = 0; i < d->nirq; i++) {
-        unsigned irq = d->irq[i].irq;
-        switch (d->irq[i].op) {
-        case IRQ_OP_MASK_ACK:
-            arch_irq_mask(irq);
-            arch_irq_ack(irq);
-            break;
-        case IRQ_OP_UNMASK:
-            arch_irq_unmask(irq);
-            break;
-        case IRQ_OP_MASK:
-            arch_irq_mask(irq);
-            break;
-        }
-    }
+    for (unsigned i = 0; i < d->nirq; i++)
+        irq_line_apply(d->irq[i]);
     d->nirq = 0;
     for (unsigned w = 0; w < ARRAY_SIZE(d->ipi.bits); w++) {
         word_t bits = d->ipi.bits[w];

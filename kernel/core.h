@@ -67,12 +67,6 @@ struct mailbox {
 
 #define DEFERRED_IRQS_MAX 8
 
-enum deferred_irq_op {
-    IRQ_OP_MASK_ACK,        /* a device IRQ was delivered: mask it and acknowledge it */
-    IRQ_OP_UNMASK,          /* the user acknowledged it: unmask */
-    IRQ_OP_MASK,            /* the handler cap was deleted: keep it masked */
-};
-
 /*
  * Hardware work recorded under the lock and done after it is released.
  * The address-space load, which most IPCs between spaces record, has its
@@ -85,7 +79,7 @@ struct deferred_work {
     bool load_vspace;               /* [o] load (loaded_vspace_paddr, loaded_asid) of the core */
     coreset_t ipi;                  /* [o] cores to send a reschedule IPI */
     unsigned nirq;                  /* [o] */
-    struct { uint16_t irq; uint16_t op; } irq[DEFERRED_IRQS_MAX];   /* [o] */
+    uint16_t irq[DEFERRED_IRQS_MAX];    /* [o] lines whose mask the kernel decided (irq.c) */
 };
 
 struct core {
@@ -138,7 +132,7 @@ void core_serve_request(struct core *c, uint32_t seq);
 void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
                   unsigned asid, word_t vaddr, bool whole_space);
 void core_defer_ipi(unsigned target);
-void core_defer_irq(unsigned irq, enum deferred_irq_op op);
+void core_defer_irq(unsigned irq);
 void core_do_deferred_work(struct deferred_work *d);
 
 /* Whether c's mailbox holds a request not yet served (c is this core). */

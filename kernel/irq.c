@@ -7,7 +7,8 @@
  *   IRQHandler Clear     forget the notification
  *
  * The table is protected by the write side under LOCK=fine, except that
- * irq_deliver reads it on the read side (entries only change on the write side).
+ * irq_deliver reads it on the read side (entries only change on the write
+ * side; line_open, below, is not in the table).
  */
 #include "irq.h"
 #include "core.h"
@@ -25,13 +26,40 @@ struct irq_entry {
 
 static struct irq_entry irq_table[IRQ_MAX];
 
+/*
+ * Whether each line should be open (unmasked): the kernel's latest decision,
+ * made under the kernel lock (a delivery decides on the read side, which is
+ * why it is an atomic).  The controller follows it only after the lock is
+ * released, and two cores may apply one line's decisions in the other order
+ * than they made them: the core that delivered an interrupt may still be on
+ * its way out of the kernel when the driver it woke on another core has
+ * cleared the device and called Ack.  Had each core applied its own decision,
+ * the delivery's mask would land after the Ack's unmask and the line would
+ * stay masked for good.  So the deferred work carries only the line's number
+ * and reads the decision when it applies it, under the port's own lock
+ * (arch_irq_follow()): whichever core applies last, the line ends as the
+ * latest decision says.
+ */
+static bool line_open[IRQ_MAX];
+
+static void line_decide(unsigned irq, bool open)
+{
+    __atomic_store_n(&line_open[irq], open, __ATOMIC_RELAXED);
+    core_defer_irq(irq);
+}
+
+void irq_line_apply(unsigned irq)
+{
+    arch_irq_follow(irq, &line_open[irq]);
+}
+
 void irq_deliver(unsigned irq)
 {
     if (irq >= IRQ_MAX)
         return;
     struct irq_entry *e = &irq_table[irq];
-    /* Masked until the user handler acknowledges it. */
-    core_defer_irq(irq, IRQ_OP_MASK_ACK);
+    /* The entry code masked it; it stays so until the user handler acknowledges it. */
+    line_decide(irq, false);
     if (e->state == IRQ_HANDLER_ISSUED && e->ntfn)
         notification_signal(e->ntfn, e->badge);
 }
@@ -42,7 +70,7 @@ void irq_handler_finalise(unsigned irq)
         return;
     irq_table[irq].state = IRQ_INACTIVE;
     irq_table[irq].ntfn = NULL;
-    core_defer_irq(irq, IRQ_OP_MASK);
+    line_decide(irq, false);
 }
 
 void irq_forget_notification(struct notification *n)
@@ -108,7 +136,7 @@ static void invoke_irq_set_notification(const struct irq_args *a)
 {
     irq_table[a->irq].ntfn = a->ntfn;
     irq_table[a->irq].badge = a->badge;
-    core_defer_irq(a->irq, IRQ_OP_UNMASK);
+    line_decide(a->irq, true);
 }
 
 static enum status decode_irq_set_notification(struct invocation *inv, struct irq_args *a)
@@ -130,7 +158,7 @@ enum status decode_irq_handler_invocation(struct invocation *inv)
 
     switch (inv->label) {
     case IRQ_HANDLER_ACK:
-        core_defer_irq(a.irq, IRQ_OP_UNMASK);
+        line_decide(a.irq, true);
         return E_OK;
     case IRQ_HANDLER_SET_NOTIFICATION:
         return decode_irq_set_notification(inv, &a);

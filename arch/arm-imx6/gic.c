@@ -7,8 +7,8 @@
  *
  * Device IRQs follow the x86 port's rule: on delivery the SPI is masked in
  * the distributor and its EOI written at once, so the CPU interface is free
- * for further interrupts while a user-level driver works; arch_irq_ack()
- * unmasks it again unless the kernel itself masked it.
+ * for further interrupts while a user-level driver works; arch_irq_follow()
+ * unmasks it again when the kernel decides so (the driver's Ack).
  */
 #include <arch/imx6.h>
 #include <core.h>
@@ -40,12 +40,10 @@ static volatile uint32_t *gicc(unsigned off) { return mmio32(MPCORE_PBASE + GICC
 static unsigned irq_lines;          /* written once at boot */
 
 /*
- * Which IRQs the kernel itself masked (an IRQ handler cap deleted), so a
- * late user acknowledgement does not unmask them.  The mask, unmask and ack
- * calls run as deferred work after the kernel lock is released, on any
- * core, so they take this small lock of their own.
+ * arch_irq_follow() runs as deferred work after the kernel lock is
+ * released, on any core: its read of the kernel's decision and its write of
+ * the enable bit are one step under this small lock of its own.
  */
-static bool kernel_masked[IRQ_MAX]; /* [mask_lock] */
 static uint32_t mask_lock;
 
 static void mask_lock_acquire(void)
@@ -145,33 +143,12 @@ static void set_enabled(unsigned irq, bool enabled)
     *gicd((enabled ? GICD_ISENABLER : GICD_ICENABLER) + (irq / 32) * 4) = 1u << (irq % 32);
 }
 
-void arch_irq_mask(unsigned irq)
-{
-    if (arch_irq_reserved(irq) || irq >= irq_lines)
-        return;
-    mask_lock_acquire();
-    kernel_masked[irq] = true;
-    set_enabled(irq, false);
-    mask_lock_release();
-}
-
-void arch_irq_unmask(unsigned irq)
-{
-    if (arch_irq_reserved(irq) || irq >= irq_lines)
-        return;
-    mask_lock_acquire();
-    kernel_masked[irq] = false;
-    set_enabled(irq, true);
-    mask_lock_release();
-}
-
-void arch_irq_ack(unsigned irq)
+void arch_irq_follow(unsigned irq, const bool *open)
 {
     if (arch_irq_reserved(irq) || irq >= irq_lines)
         return;     /* timer and IPIs were acknowledged at entry */
     mask_lock_acquire();
-    if (!kernel_masked[irq])
-        set_enabled(irq, true);
+    set_enabled(irq, __atomic_load_n(open, __ATOMIC_RELAXED));
     mask_lock_release();
 }
 

@@ -97,8 +97,8 @@ static _Noreturn void interrupt(unsigned vector)
         irq = X86_IRQ_IPI;
     } else if (vector >= VEC_IRQ_BASE && vector < VEC_IRQ_BASE + IOAPIC_MAX_IRQS) {
         irq = vector - VEC_IRQ_BASE;
-        /* Masked until the kernel's arch_irq_ack(), so that a level-triggered
-         * line cannot storm while its user-level driver works. */
+        /* Masked until the driver's Ack reaches arch_irq_follow(), so that a
+         * level-triggered line cannot storm while its user-level driver works. */
         ioapic_mask_on_delivery(irq);
     } else {
         arch_panic_dump("interrupt on an unused vector", NULL);

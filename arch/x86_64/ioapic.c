@@ -5,10 +5,10 @@
  * VEC_IRQ_BASE + n and is delivered to the boot core.
  *
  * Masking (docs/x86_64.md): the entry code masks a line when it delivers it
- * and sends the EOI at once; arch_irq_ack() re-enables the line unless the
- * kernel masked it with arch_irq_mask().  These hooks run after the kernel
- * lock is released, on any core, so the index/data register pair and the
- * state below are protected by ioapic_lock.
+ * and sends the EOI at once; arch_irq_follow() sets the mask as the kernel
+ * last decided (unmasked after the driver's Ack).  It runs after the kernel
+ * lock is released, on any core, so the index/data register pair, the state
+ * below and its read of the kernel's decision are under ioapic_lock.
  */
 #include <arch/cpu.h>
 #include <arch/x86.h>
@@ -30,7 +30,6 @@ static unsigned npins;
 static volatile uint32_t ioapic_lock;
 /* Protected by ioapic_lock. */
 static uint32_t redir_low[IOAPIC_MAX_IRQS];     /* the entry without the mask bit */
-static bool kernel_masked[IOAPIC_MAX_IRQS];
 static uint8_t irq_pin[IOAPIC_MAX_IRQS];
 
 static void lock(void)
@@ -103,7 +102,6 @@ void ioapic_init(void)
         }
         irq_pin[irq] = (uint8_t)(gsi - a->ioapic_gsi_base);
         redir_low[irq] = low;
-        kernel_masked[irq] = true;
         if (arch_irq_reserved(irq))
             continue;
         ioapic_write(IOAPIC_REDIR(irq_pin[irq]) + 1, a->apic_ids[0] << 24);
@@ -119,32 +117,11 @@ void ioapic_mask_on_delivery(unsigned irq)
     unlock();
 }
 
-void arch_irq_mask(unsigned irq)
-{
-    if (arch_irq_reserved(irq))
-        return;
-    lock();
-    kernel_masked[irq] = true;
-    set_masked(irq, true);
-    unlock();
-}
-
-void arch_irq_unmask(unsigned irq)
-{
-    if (arch_irq_reserved(irq))
-        return;
-    lock();
-    kernel_masked[irq] = false;
-    set_masked(irq, false);
-    unlock();
-}
-
-void arch_irq_ack(unsigned irq)
+void arch_irq_follow(unsigned irq, const bool *open)
 {
     if (arch_irq_reserved(irq))
         return;     /* the timer and IPI pseudo-IRQs were acknowledged at entry */
     lock();
-    if (!kernel_masked[irq])
-        set_masked(irq, false);
+    set_masked(irq, !__atomic_load_n(open, __ATOMIC_RELAXED));
     unlock();
 }
