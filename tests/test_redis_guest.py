@@ -165,6 +165,20 @@ def test_set_get_on_every_port(server):
         assert redis_cli(port, "GET", "no-such-key") == ""
 
 
+def test_info_counts_each_connection_once(server):
+    """INFO's `# Stats`, the TCP glue's counters: each connection is counted once when accepted,
+    and a quiet server refuses, evicts and resets none."""
+    port = server.ports[0]
+    before = info(port)
+    for _ in range(5):
+        assert redis_cli(port, "PING") == "PONG"
+    after = info(port)
+    received = int(after["total_connections_received"]) - int(before["total_connections_received"])
+    assert received == 6, (before, after)      # the five PINGs' connections and the second INFO's
+    for name in ("rejected_connections", "connections_evicted", "connections_reset_by_server"):
+        assert after[name] == before[name], (name, before, after)
+
+
 def test_redis_benchmark_on_all_instances_at_once_without_errors(server):
     procs = [subprocess.Popen(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q",
                                "-n", "500", "-t", "set,get"],
@@ -357,6 +371,8 @@ def test_processes_layout_serves_through_the_server_process(arch):
         # connection is one of lwIP's pcbs.
         fields = info(port)
         assert int(fields["tcp_pcbs"]) >= 1 and int(fields["tcp_output_queued"]) == 0, fields
+        # So are its connection counters: the PING's connection and this one.
+        assert int(fields["total_connections_received"]) >= 2, fields
         assert redis_cli(port, "SET", "k", "v") == "OK"
         assert redis_cli(port, "GET", "k") == "v"
         big = "x" * 100_000

@@ -92,6 +92,7 @@ class Load:
         self.ops = 0
         self.errors = 0
         self.notes: list[str] = []
+        self.note_times: list[float] = []   # time.monotonic() of each note's error
         self.finished = False
         # The slowest single operation, where the client reports it (YCSB), in microseconds.
         self.slowest_us = 0
@@ -100,6 +101,32 @@ class Load:
         self.errors += 1
         if len(self.notes) < 5:
             self.notes.append(what)
+            self.note_times.append(time.monotonic())
+
+
+# INFO's `# Stats` counters of the TCP glue (docs/redis.md), and NIC overruns: how connections
+# ended, printed around each error to say which way a client lost its connection.
+CONNECTION_COUNTERS = [("total_connections_received", "received"), ("rejected_connections", "rejected"),
+                       ("connections_evicted", "evicted"),
+                       ("connections_reset_by_server", "reset by the server"),
+                       ("connections_reset_by_peer", "reset by the clients"),
+                       ("connections_aborted_by_stack", "aborted by lwIP"),
+                       ("nic_rx_overruns", "NIC overrun interrupts")]
+
+
+def counters_between(earlier: dict[str, str], later: dict[str, str]) -> str:
+    return ", ".join(f"+{int(later[name]) - int(earlier[name])} {label}"
+                     for name, label in CONNECTION_COUNTERS)
+
+
+def around(samples: list[tuple[float, dict[str, str]]], when: float) -> str:
+    """The counters' change over the monitor period that holds `when`."""
+    before = [s for s in samples if s[0] <= when]
+    after = [s for s in samples if s[0] > when]
+    if not before or not after:
+        return "no monitor samples on both sides"
+    (t0, earlier), (t1, later) = before[-1], after[0]
+    return f"{t1 - t0:.0f} s around it: " + counters_between(earlier, later)
 
 
 class AckedWrites:
@@ -409,11 +436,11 @@ def test_soak_mixed_load(capsys):
         began = time.monotonic()
         for t in threads:
             t.start()
-        samples = []
+        samples = [(began, boot)]
         while time.monotonic() - began < SOAK_SECONDS and server.proc.poll() is None:
             stop.wait(min(MONITOR_PERIOD, max(0.0, SOAK_SECONDS - (time.monotonic() - began))))
             if server.proc.poll() is None:
-                samples.append(info(port))
+                samples.append((time.monotonic(), info(port)))
         stop.set()
         for t in threads:
             t.join()
@@ -428,19 +455,22 @@ def test_soak_mixed_load(capsys):
         flushed = check.call(b"FLUSHALL")
         check.close()
         after_flush = wait_for_drain(port)
-        carved = max(int(s["heap_carved"]) for s in samples + [drained])
+        samples.append((time.monotonic(), drained))
+        carved = max(int(s["heap_carved"]) for _, s in samples)
 
         with capsys.disabled():
             print(f"\nsoak: {elapsed:.0f} s on {ARCH} {LOCK} {CPUS} CPUs, seed {seed}")
             for load in loads.values():
                 slowest = f", slowest {load.slowest_us / 1e6:.3f} s" if load.slowest_us else ""
                 print(f"soak: {load.name}: {load.ops} operations, {load.errors} errors{slowest}"
-                      + "".join(f"\n    {note}" for note in load.notes))
+                      + "".join(f"\n    at {when - began:.0f} s: {note}\n      {around(samples, when)}"
+                                for note, when in zip(load.notes, load.note_times)))
             print(f"soak: {reads} acknowledged writes read back, {len(wrong)} wrong; counter "
                   f"{acked.incr_acked} increments acknowledged, {acked.incr_unanswered} unanswered")
             print(f"soak: heap in use at boot {baseline}, after the load {drained['used_memory']} "
                   f"({drained.get('db0', 'no keys')}), after FLUSHALL {after_flush['used_memory']}; "
-                  f"high water {carved} of {after_flush['heap_size']}; {len(samples)} samples")
+                  f"high water {carved} of {after_flush['heap_size']}; {len(samples) - 2} samples")
+            print(f"soak: connections over the whole run: {counters_between(boot, drained)}")
             for label, state in (("after the load", drained), ("after FLUSHALL", after_flush)):
                 print(f"soak: {label}: connected_clients {state['connected_clients']}, tcp_pcbs "
                       f"{state['tcp_pcbs']} (+{state['tcp_pcbs_time_wait']} TIME-WAIT), lwIP heap "

@@ -44,10 +44,12 @@ enum redis_check { REDIS_CHECK_ABSENT, REDIS_CHECK_PASSED, REDIS_CHECK_FAILED };
 enum redis_check redis_env_check(void);
 
 /*
- * INFO's `# Memory` section: what the environment's allocator and network
- * stack hold, so that a long run can show its memory stays bounded.  The
- * guest provides it (userland/net/redis_memory.c); elsewhere the default
- * returns false and INFO has no such section.
+ * INFO's `# Memory` and `# Stats` sections: what the environment's allocator
+ * and network stack hold, so that a long run can show its memory stays
+ * bounded, and how the stack's connections came and went, so that it can say
+ * why a client lost its connection.  The guest provides it
+ * (userland/net/redis_memory.c); elsewhere the default returns false and
+ * INFO has no such sections.
  */
 struct redis_memory {
     uint64_t used;              /* heap bytes allocated and not freed */
@@ -59,6 +61,12 @@ struct redis_memory {
     uint64_t rx_pool_empty;     /* received frames dropped: no pool pbuf free */
     uint64_t nic_rx_overruns;   /* NIC interrupts that reported frames dropped: no ring buffer free */
     uint64_t output_queued;     /* reply bytes waiting for the stack's send buffers */
+    uint64_t conns_accepted;    /* connections the stack's TCP server accepted */
+    uint64_t conns_refused;     /* refused at accept: no pcb or no slot */
+    uint64_t conns_evicted;     /* idle ones reset to give their memory to a new one */
+    uint64_t conns_reset;       /* reset by the server later (no memory, no state in time, a stuck close) */
+    uint64_t conns_reset_by_peer;   /* the client reset them */
+    uint64_t conns_aborted_by_lwip; /* the stack ended them: a timeout, or their pcb taken for a new one */
 };
 bool redis_env_memory(struct redis_memory *m);
 

@@ -1,5 +1,5 @@
 /*
- * The guest's figures for INFO's `# Memory` section (userland/redis/cmd_server.c):
+ * The guest's figures for INFO's `# Memory` and `# Stats` sections (userland/redis/cmd_server.c):
  * the process's heap, which holds the keyspace, the connections' state and
  * their queued output, and the network stack's figures (stack_figures.h),
  * read from this process's lwIP or, in layout=processes' server process, as
@@ -26,13 +26,21 @@ void stack_figures_read(struct stack_figures *f)
     uint64_t time_wait = 0;
     for (struct tcp_pcb *p = tcp_tw_pcbs; p; p = p->next)
         time_wait++;
+    struct tcp_server_totals servers;
+    tcp_server_totals(&servers);
     *f = (struct stack_figures){
         .tcp_pcbs = lwip_stats.memp[MEMP_TCP_PCB]->used - time_wait,
         .tcp_pcbs_time_wait = time_wait,
         .heap_used = lwip_stats.mem.used,
         .rx_pool_empty = lwip_stats.memp[MEMP_PBUF_POOL]->err,
         .nic_rx_overruns = redis_nic_rx_overruns,
-        .output_queued = tcp_server_queued,
+        .output_queued = servers.queued,
+        .conns_accepted = servers.accepted,
+        .conns_refused = servers.refused,
+        .conns_evicted = servers.evicted,
+        .conns_reset = servers.reset,
+        .conns_reset_by_peer = servers.reset_by_peer,
+        .conns_aborted_by_lwip = servers.aborted_by_lwip,
     };
 }
 
@@ -61,6 +69,12 @@ bool redis_env_memory(struct redis_memory *m)
         .rx_pool_empty = stack.rx_pool_empty,
         .nic_rx_overruns = stack.nic_rx_overruns,
         .output_queued = stack.output_queued,
+        .conns_accepted = stack.conns_accepted,
+        .conns_refused = stack.conns_refused,
+        .conns_evicted = stack.conns_evicted,
+        .conns_reset = stack.conns_reset,
+        .conns_reset_by_peer = stack.conns_reset_by_peer,
+        .conns_aborted_by_lwip = stack.conns_aborted_by_lwip,
     };
     return true;
 }

@@ -1,7 +1,8 @@
 /*
- * The network stack's figures that INFO's `# Memory` section reports
- * (docs/redis.md): lwIP's TCP connections and heap, frames dropped for want
- * of a pool pbuf, the NIC's overruns and the TCP glue's queued output.  They
+ * The network stack's figures that INFO's `# Memory` and `# Stats` sections
+ * report (docs/redis.md): lwIP's TCP connections and heap, frames dropped for
+ * want of a pool pbuf, the NIC's overruns, the TCP glue's queued output and
+ * how its connections came and went.  They
  * live where lwIP runs.  In layout=single and layout=percore that is the
  * server's own process; in layout=processes the server process runs no lwIP,
  * so the stack process publishes them in the link (server_link.h) before
@@ -20,6 +21,12 @@ struct stack_figures {
     uint64_t rx_pool_empty;         /* received frames dropped: no pool pbuf free */
     uint64_t nic_rx_overruns;       /* NIC interrupts that reported frames dropped */
     uint64_t output_queued;         /* reply bytes waiting in the TCP glue's backlogs */
+    uint64_t conns_accepted;        /* struct tcp_server's counters, summed (tcp_server.h) */
+    uint64_t conns_refused;
+    uint64_t conns_evicted;
+    uint64_t conns_reset;
+    uint64_t conns_reset_by_peer;
+    uint64_t conns_aborted_by_lwip;
 };
 
 /* This process's lwIP, TCP glue and NIC count as they are now. */

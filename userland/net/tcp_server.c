@@ -38,11 +38,12 @@ static void detach(struct tcp_pcb *pcb)
     tcp_poll(pcb, NULL, 0);
 }
 
-size_t tcp_server_queued;
+/* Started and not yet stopped; each process has its own (NO_SYS: one thread runs them all). */
+static struct tcp_server *servers;
 
 static void free_backlog(struct tcp_server_conn *c)
 {
-    tcp_server_queued -= c->backlog.bytes;
+    c->server->queued -= c->backlog.bytes;
     out_queue_clear(&c->backlog);
 }
 
@@ -98,7 +99,7 @@ static void flush_backlog(struct tcp_server_conn *c)
         if (!n)
             return;
         out_queue_drop(&c->backlog, n);
-        tcp_server_queued -= n;
+        c->server->queued -= n;
     }
 }
 
@@ -135,7 +136,7 @@ static void conn_out(void *ctx, const void *buf, size_t len)
     size_t before = c->backlog.bytes;
     if (!out_queue_push(&c->backlog, p, len))
         c->out_of_memory = true;
-    tcp_server_queued += c->backlog.bytes - before;
+    c->server->queued += c->backlog.bytes - before;
     if (c->backlog.bytes > c->server->backlog_peak)
         c->server->backlog_peak = c->backlog.bytes;
 }
@@ -330,9 +331,11 @@ static err_t on_poll(void *arg, struct tcp_pcb *pcb)
 /* lwIP has freed the pcb (a reset from the peer, or an abort): free the slot. */
 static void on_err(void *arg, err_t err)
 {
-    (void)err;
     struct tcp_server_conn *c = arg;
-    c->server->ended_by_lwip++;
+    if (err == ERR_RST)
+        c->server->reset_by_peer++;
+    else
+        c->server->aborted_by_lwip++;
     release(c);
 }
 
@@ -394,6 +397,8 @@ err_t tcp_server_start(struct tcp_server *s, u16_t port, const struct tcp_server
     s->listener = listener;
     tcp_arg(listener, s);
     tcp_accept(listener, on_accept);
+    s->next = servers;
+    servers = s;
     return ERR_OK;
 }
 
@@ -407,5 +412,23 @@ void tcp_server_stop(struct tcp_server *s)
         tcp_accept(s->listener, NULL);
         tcp_close(s->listener);
         s->listener = NULL;
+        struct tcp_server **link = &servers;
+        while (*link != s)
+            link = &(*link)->next;
+        *link = s->next;
+    }
+}
+
+void tcp_server_totals(struct tcp_server_totals *t)
+{
+    *t = (struct tcp_server_totals){ 0 };
+    for (const struct tcp_server *s = servers; s; s = s->next) {
+        t->queued += s->queued;
+        t->accepted += s->accepted;
+        t->refused += s->refused;
+        t->evicted += s->evicted;
+        t->reset += s->reset;
+        t->reset_by_peer += s->reset_by_peer;
+        t->aborted_by_lwip += s->aborted_by_lwip;
     }
 }

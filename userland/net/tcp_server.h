@@ -80,12 +80,22 @@ struct tcp_server {
     unsigned long refused;          /* SYNs lwIP had no pcb for, and connections reset at accept (no slot) */
     unsigned long deferred;         /* connections whose first open found no memory (they waited) */
     unsigned long evicted;          /* idle connections reset to give their memory to a new one */
-    unsigned long ended_by_lwip;    /* connections lwIP ended: reset by the peer, timed out, or
-                                       their pcb given to a new connection */
+    unsigned long reset_by_peer;    /* connections the peer reset (lwIP's err callback, ERR_RST) */
+    unsigned long aborted_by_lwip;  /* connections lwIP ended otherwise: retransmissions or
+                                       keepalive probes unanswered, or their pcb given to a new
+                                       connection (tcp_kill_prio) */
     unsigned long reset;            /* connections reset later (no memory for a reply or for their state in time,
                                        or a close that never finished) */
     size_t backlog_peak;            /* the largest backlog any connection had */
     unsigned long holds;            /* received segments held because of a backlog */
+    size_t queued;                  /* reply bytes in its connections' backlogs now */
+    struct tcp_server *next;        /* this process's started servers (tcp_server_totals) */
+};
+
+/* What this process's started servers hold and have done, summed (INFO, docs/redis.md). */
+struct tcp_server_totals {
+    size_t queued;
+    unsigned long accepted, refused, evicted, reset, reset_by_peer, aborted_by_lwip;
 };
 
 /* Listen on `port` of every interface.  ERR_OK, or lwIP's error (port in use, no memory). */
@@ -108,7 +118,6 @@ bool tcp_server_out_full(void *out_ctx);
  */
 void tcp_server_keep_input(void *out_ctx, size_t unread);
 
-/* The bytes in the backlogs of every tcp_server of this process (INFO's tcp_output_queued). */
-extern size_t tcp_server_queued;
+void tcp_server_totals(struct tcp_server_totals *t);
 
 #endif

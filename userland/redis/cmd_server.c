@@ -185,21 +185,46 @@ __attribute__((weak)) bool redis_env_memory(struct redis_memory *m)
     return false;
 }
 
-static void info_memory(char *buf, size_t size, size_t *len)
+struct info_figure {
+    const char *name;       /* with its colon */
+    uint64_t value;
+};
+
+static void info_figures(char *buf, size_t size, size_t *len, const struct info_figure *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        info_line(buf, size, len, f[i].name, (int64_t)f[i].value);
+}
+
+static void info_environment(char *buf, size_t size, size_t *len)
 {
     struct redis_memory m;
     if (!redis_env_memory(&m))
         return;
+    const struct info_figure memory[] = {
+        { "used_memory:", m.used },
+        { "heap_carved:", m.carved },
+        { "heap_size:", m.size },
+        { "tcp_pcbs:", m.tcp_pcbs },
+        { "tcp_pcbs_time_wait:", m.tcp_pcbs_time_wait },
+        { "stack_heap_used:", m.stack_heap_used },
+        { "rx_pool_empty:", m.rx_pool_empty },
+        { "nic_rx_overruns:", m.nic_rx_overruns },
+        { "tcp_output_queued:", m.output_queued },
+    };
+    /* Redis's names where Redis has the figure, and ours for the TCP glue's own ends. */
+    const struct info_figure stats[] = {
+        { "total_connections_received:", m.conns_accepted },
+        { "rejected_connections:", m.conns_refused },
+        { "connections_evicted:", m.conns_evicted },
+        { "connections_reset_by_server:", m.conns_reset },
+        { "connections_reset_by_peer:", m.conns_reset_by_peer },
+        { "connections_aborted_by_stack:", m.conns_aborted_by_lwip },
+    };
     info_text(buf, size, len, "\r\n# Memory\r\n");
-    info_line(buf, size, len, "used_memory:", (int64_t)m.used);
-    info_line(buf, size, len, "heap_carved:", (int64_t)m.carved);
-    info_line(buf, size, len, "heap_size:", (int64_t)m.size);
-    info_line(buf, size, len, "tcp_pcbs:", (int64_t)m.tcp_pcbs);
-    info_line(buf, size, len, "tcp_pcbs_time_wait:", (int64_t)m.tcp_pcbs_time_wait);
-    info_line(buf, size, len, "stack_heap_used:", (int64_t)m.stack_heap_used);
-    info_line(buf, size, len, "rx_pool_empty:", (int64_t)m.rx_pool_empty);
-    info_line(buf, size, len, "nic_rx_overruns:", (int64_t)m.nic_rx_overruns);
-    info_line(buf, size, len, "tcp_output_queued:", (int64_t)m.output_queued);
+    info_figures(buf, size, len, memory, sizeof(memory) / sizeof(memory[0]));
+    info_text(buf, size, len, "\r\n# Stats\r\n");
+    info_figures(buf, size, len, stats, sizeof(stats) / sizeof(stats[0]));
 }
 
 /* INFO: the sections clients read, whatever section is asked for. */
@@ -211,7 +236,7 @@ void cmd_info(struct redis_conn *c)
     info_line(buf, sizeof(buf), &len, "arch_bits:", (int64_t)(sizeof(void *) * 8));
     info_text(buf, sizeof(buf), &len, "\r\n# Clients\r\n");
     info_line(buf, sizeof(buf), &len, "connected_clients:", (int64_t)c->db->connections);
-    info_memory(buf, sizeof(buf), &len);
+    info_environment(buf, sizeof(buf), &len);
     info_text(buf, sizeof(buf), &len, "\r\n# Persistence\r\nloading:0\r\naof_enabled:0\r\n"
               "\r\n# Keyspace\r\n");
     if (c->db->keys.count) {
