@@ -179,6 +179,22 @@ def test_info_counts_each_connection_once(server):
         assert after[name] == before[name], (name, before, after)
 
 
+def test_a_value_of_the_largest_argument_size_is_stored_whole(server):
+    """A SET of a 1 MiB value (limits.h's largest argument; one byte more is refused, which
+    test_redis_server.py checks) is stored and read back byte for byte: the guest's allocator
+    gives blocks of up to 2 MiB."""
+    import random
+    port = server.ports[0]
+    value = random.Random(7).randbytes(1024 * 1024)
+    c = Resp(port)
+    try:
+        assert c.call("SET", "largest", value) == b"OK"
+        assert c.call("GET", "largest") == value
+        assert c.call("DEL", "largest") == 1
+    finally:
+        c.close()
+
+
 def test_redis_benchmark_on_all_instances_at_once_without_errors(server):
     procs = [subprocess.Popen(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q",
                                "-n", "500", "-t", "set,get"],

@@ -18,7 +18,7 @@
 
 #define STATIC_HEAP_SIZE (256 * 1024)
 #define MIN_CLASS   4       /* 16 bytes */
-#define MAX_CLASS   17      /* 128 KiB */
+#define MAX_CLASS   21      /* 2 MiB: a Redis argument of its largest size, 1 MiB, with its header */
 
 /*
  * The header is 16 bytes on every port (two words, padded on 32-bit ones by
