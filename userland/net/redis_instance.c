@@ -19,6 +19,7 @@
 #include "redis_instance.h"
 #include "redis_layouts.h"
 #include "redis_protocol.h"
+#include "stack_figures.h"
 #include "tcp_server.h"
 
 /* The guest's address on QEMU's user network (slirp): 10.0.2.15/24 behind the gateway 10.0.2.2.
@@ -59,6 +60,7 @@ static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server
         printf("redis instance %lu: lwIP setup failed (%d)\n", (unsigned long)ch->index, err);
         return false;
     }
+    stack_figures_count(server);
     return true;
 }
 

@@ -20,27 +20,34 @@ uint64_t redis_nic_rx_overruns;
 
 /* Set in the server process of layout=processes only: its private copy of this is its own. */
 static const struct stack_figures *published_figures;
+/* The server stack_figures_read() reports: none until the app has started it. */
+static const struct tcp_server *counted;
+
+void stack_figures_count(const struct tcp_server *s)
+{
+    counted = s;
+}
 
 void stack_figures_read(struct stack_figures *f)
 {
     uint64_t time_wait = 0;
     for (struct tcp_pcb *p = tcp_tw_pcbs; p; p = p->next)
         time_wait++;
-    struct tcp_server_totals servers;
-    tcp_server_totals(&servers);
+    static const struct tcp_server none;
+    const struct tcp_server *s = counted ? counted : &none;
     *f = (struct stack_figures){
         .tcp_pcbs = lwip_stats.memp[MEMP_TCP_PCB]->used - time_wait,
         .tcp_pcbs_time_wait = time_wait,
         .heap_used = lwip_stats.mem.used,
         .rx_pool_empty = lwip_stats.memp[MEMP_PBUF_POOL]->err,
         .nic_rx_overruns = redis_nic_rx_overruns,
-        .output_queued = servers.queued,
-        .conns_accepted = servers.accepted,
-        .conns_refused = servers.refused,
-        .conns_evicted = servers.evicted,
-        .conns_reset = servers.reset,
-        .conns_reset_by_peer = servers.reset_by_peer,
-        .conns_aborted_by_lwip = servers.aborted_by_lwip,
+        .output_queued = s->queued,
+        .conns_accepted = s->accepted,
+        .conns_refused = s->refused,
+        .conns_evicted = s->evicted,
+        .conns_reset = s->reset,
+        .conns_reset_by_peer = s->reset_by_peer,
+        .conns_aborted_by_lwip = s->aborted_by_lwip,
     };
 }
 

@@ -18,6 +18,7 @@
 #include "nic_netif.h"
 #include "redis_layouts.h"
 #include "redis_protocol.h"
+#include "stack_figures.h"
 #include "tcp_server.h"
 #include "user_timer.h"
 
@@ -69,6 +70,7 @@ int redis_serve_single(void)
         printf("redis: lwIP setup failed (%d)\n", err);
         return 2;
     }
+    stack_figures_count(&server);
     printf("redis: serving on 10.0.2.15 port %u (layout single: one instance on core 0, %lu core%s online)\n",
            REDIS_PORT, (unsigned long)bootinfo->ncores, bootinfo->ncores == 1 ? "" : "s");
     printf("@@ {\"redis\": {\"ports\": [%u], \"instances\": [{\"port\": %u, \"core\": 0}]}}\n",

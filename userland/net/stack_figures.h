@@ -21,13 +21,17 @@ struct stack_figures {
     uint64_t rx_pool_empty;         /* received frames dropped: no pool pbuf free */
     uint64_t nic_rx_overruns;       /* NIC interrupts that reported frames dropped */
     uint64_t output_queued;         /* reply bytes waiting in the TCP glue's backlogs */
-    uint64_t conns_accepted;        /* struct tcp_server's counters, summed (tcp_server.h) */
+    uint64_t conns_accepted;        /* the counted tcp_server's counters (tcp_server.h) */
     uint64_t conns_refused;
     uint64_t conns_evicted;
     uint64_t conns_reset;
     uint64_t conns_reset_by_peer;
     uint64_t conns_aborted_by_lwip;
 };
+
+/* The process's Redis server: the TCP glue's figures are its queue and counters. */
+struct tcp_server;
+void stack_figures_count(const struct tcp_server *s);
 
 /* This process's lwIP, TCP glue and NIC count as they are now. */
 void stack_figures_read(struct stack_figures *f);

@@ -38,9 +38,6 @@ static void detach(struct tcp_pcb *pcb)
     tcp_poll(pcb, NULL, 0);
 }
 
-/* Started and not yet stopped; each process has its own (NO_SYS: one thread runs them all). */
-static struct tcp_server *servers;
-
 static void free_backlog(struct tcp_server_conn *c)
 {
     c->server->queued -= c->backlog.bytes;
@@ -397,8 +394,6 @@ err_t tcp_server_start(struct tcp_server *s, u16_t port, const struct tcp_server
     s->listener = listener;
     tcp_arg(listener, s);
     tcp_accept(listener, on_accept);
-    s->next = servers;
-    servers = s;
     return ERR_OK;
 }
 
@@ -412,23 +407,5 @@ void tcp_server_stop(struct tcp_server *s)
         tcp_accept(s->listener, NULL);
         tcp_close(s->listener);
         s->listener = NULL;
-        struct tcp_server **link = &servers;
-        while (*link != s)
-            link = &(*link)->next;
-        *link = s->next;
-    }
-}
-
-void tcp_server_totals(struct tcp_server_totals *t)
-{
-    *t = (struct tcp_server_totals){ 0 };
-    for (const struct tcp_server *s = servers; s; s = s->next) {
-        t->queued += s->queued;
-        t->accepted += s->accepted;
-        t->refused += s->refused;
-        t->evicted += s->evicted;
-        t->reset += s->reset;
-        t->reset_by_peer += s->reset_by_peer;
-        t->aborted_by_lwip += s->aborted_by_lwip;
     }
 }

@@ -89,13 +89,6 @@ struct tcp_server {
     size_t backlog_peak;            /* the largest backlog any connection had */
     unsigned long holds;            /* received segments held because of a backlog */
     size_t queued;                  /* reply bytes in its connections' backlogs now */
-    struct tcp_server *next;        /* this process's started servers (tcp_server_totals) */
-};
-
-/* What this process's started servers hold and have done, summed (INFO, docs/redis.md). */
-struct tcp_server_totals {
-    size_t queued;
-    unsigned long accepted, refused, evicted, reset, reset_by_peer, aborted_by_lwip;
 };
 
 /* Listen on `port` of every interface.  ERR_OK, or lwIP's error (port in use, no memory). */
@@ -117,7 +110,5 @@ bool tcp_server_out_full(void *out_ctx);
  * again once the backlog is under its limit.
  */
 void tcp_server_keep_input(void *out_ctx, size_t unread);
-
-void tcp_server_totals(struct tcp_server_totals *t);
 
 #endif
