@@ -528,12 +528,16 @@ static void receiver_loop(void *arg)
 #define SPLIT_BURSTS 8
 #define STOP_BADGE   4
 
-/* Until the receiver is done, for at most `seconds` of the cycle counter: a hung thread, not a slow host. */
-static bool wait_done(struct receiver *rc, word_t seconds)
+/*
+ * Until *p >= v, for at most `seconds` of the cycle counter: a hung thread,
+ * not a slow host (wait_ge() bounds yields, which a thread on a starved
+ * virtual CPU can outlast).
+ */
+static bool wait_word_ge(volatile word_t *p, word_t v, word_t seconds)
 {
     uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
     uint64_t start = arch_cycles();
-    while (!__atomic_load_n(&rc->done, __ATOMIC_ACQUIRE)) {
+    while (__atomic_load_n(p, __ATOMIC_ACQUIRE) < v) {
         if (arch_cycles() - start > seconds * hz)
             return false;
         sys_yield();
@@ -575,7 +579,7 @@ TEST(nic_receive_on_another_core)
     }
     /* Wake it now (a timer tick would too, but its core may be slow to run it). */
     rc.stop = 1;
-    bool ended = th && sys_signal(stop_signal) == E_OK && wait_done(&rc, 60);
+    bool ended = th && sys_signal(stop_signal) == E_OK && wait_word_ge(&rc.done, 1, 60);
     /* A receiver that did not end is stopped before the NIC goes: close it in any case,
      * or it would keep writing into memory the test's arena is about to give back. */
     if (th && !ended)
@@ -705,19 +709,6 @@ static void acker_loop(void *arg)
     __atomic_store_n(&a->done, 1, __ATOMIC_RELEASE);
 }
 
-/* Until a->acks reaches `count` or the acker has ended, for at most ACK_RACE_SECONDS: whether it reached it. */
-static bool wait_acks(struct acker *a, word_t count)
-{
-    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
-    uint64_t start = arch_cycles();
-    while (__atomic_load_n(&a->acks, __ATOMIC_ACQUIRE) < count) {
-        if (a->done || arch_cycles() - start > ACK_RACE_SECONDS * hz)
-            return false;
-        sys_yield();
-    }
-    return true;
-}
-
 /*
  * The interrupt is delivered on the boot core (this thread's) and answered
  * on the last core: the driver there clears the device and calls Ack while
@@ -748,11 +739,10 @@ static void check_ack_on_another_core(const struct line_driver *d, unsigned irq)
     bool answered = true;
     for (; answered && rounds < ACK_RACE_ROUNDS; rounds++) {
         d->assert_line(d->regs);
-        answered = wait_acks(&a, rounds + 1);
+        answered = wait_word_ge(&a.acks, rounds + 1, ACK_RACE_SECONDS);
     }
     a.stop = 1;
-    wait_acks(&a, ~(word_t)0);
-    bool ended = a.done;
+    bool ended = wait_word_ge(&a.done, 1, ACK_RACE_SECONDS);
     if (!ended)
         tcb_suspend(th->tcb);
     d->quiet(d->regs);
