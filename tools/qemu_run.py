@@ -12,7 +12,8 @@ Exit codes of this script:
     3     QEMU ended without a done record
     4     the kernel panicked (QEMU is stopped PANIC_GRACE seconds after the
           first `panic` record, so other cores' panics are printed too)
-    124   the guest did not finish within --timeout seconds
+    124   the guest did not finish within --timeout seconds of its own progress
+          (see GuestBudget: QEMU's CPU time, not the wall clock)
     125   QEMU could not be started
 """
 from __future__ import annotations
@@ -40,6 +41,9 @@ KVM_PROBE_CACHE = REPO / "build" / "kvm-probe.json"
 EXIT_NO_DONE = 3
 EXIT_PANIC = 4
 PANIC_GRACE = 2.0
+# A guest that burns no CPU (every core halted, waiting for an event that never comes) makes
+# no progress to measure: it is stopped after this many times its budget of wall time.
+WALL_LIMIT_FACTOR = 3.0
 EXIT_TIMEOUT = 124
 EXIT_NO_QEMU = 125
 
@@ -293,6 +297,41 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
     return argv + extra
 
 
+class GuestBudget:
+    """How long a guest has run, measured by the CPU time the host gave QEMU.
+
+    A wall-clock limit fails a guest on a busy host: QEMU's threads wait for a host core while
+    the clock runs on.  The CPU time QEMU used, divided by the host cores its virtual CPUs can
+    use at once, advances only while the guest is actually executing, so on an idle host it
+    equals the wall time and on a host shared with other work it stretches with the share QEMU
+    gets.  Under -icount QEMU runs every virtual CPU on one host thread.
+    """
+
+    def __init__(self, pid: int, cpus: int, icount: bool) -> None:
+        self.stat = Path(f"/proc/{pid}/stat")
+        self.parallel = 1 if icount else max(1, min(cpus, os.cpu_count() or 1))
+        self.tick = os.sysconf("SC_CLK_TCK")
+
+    def seconds(self) -> float:
+        """The guest's run time so far (0 once QEMU is gone)."""
+        try:
+            fields = self.stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            return 0.0
+        # utime and stime (fields 14 and 15 of proc(5)) cover every thread of the process.
+        return (int(fields[11]) + int(fields[12])) / self.tick / self.parallel
+
+
+def watch_budget(budget: GuestBudget, limit: float, expired, finished: threading.Event) -> None:
+    """Call expired() once the guest has run `limit` seconds, or after WALL_LIMIT_FACTOR times
+    that of wall time; return early when finished is set."""
+    start = time.monotonic()
+    while not finished.wait(0.5):
+        if budget.seconds() > limit or time.monotonic() - start > limit * WALL_LIMIT_FACTOR:
+            expired()
+            return
+
+
 def run(args: argparse.Namespace, scratch: Path) -> int:
     image = Path(args.image)
     if args.lock == "none" and args.cpus > 1 and not args.unsafe:
@@ -370,9 +409,11 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
     # A panicked kernel halts its cores and never prints a done record.
     panic_timer = threading.Timer(PANIC_GRACE, stop_qemu)
 
-    timer = threading.Timer(args.timeout, on_timeout) if args.timeout > 0 else None
-    if timer:
-        timer.start()
+    finished = threading.Event()
+    if args.timeout > 0:
+        threading.Thread(target=watch_budget, daemon=True,
+                         args=(GuestBudget(proc.pid, args.cpus, args.icount), args.timeout,
+                               on_timeout, finished)).start()
     start = time.monotonic()
     assert proc.stdout is not None
     # U-Boot's prompts end without a newline, so the console is read in
@@ -404,8 +445,7 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
     if partial:
         take_line(partial)
     qemu_status = proc.wait()
-    if timer:
-        timer.cancel()
+    finished.set()
     panic_timer.cancel()
     elapsed = time.monotonic() - start
     if log:
@@ -414,8 +454,8 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         print(f"qemu_run: PANIC: the kernel panicked; QEMU was stopped after {elapsed:.1f} s", flush=True)
         return EXIT_PANIC
     if timed_out.is_set():
-        print(f"qemu_run: TIMEOUT: the guest did not finish within {args.timeout} s; QEMU was stopped",
-              flush=True)
+        print(f"qemu_run: TIMEOUT: the guest did not finish within {args.timeout} s of its run time "
+              f"({elapsed:.0f} s of wall time); QEMU was stopped", flush=True)
         return EXIT_TIMEOUT
     if not done_status:
         print(f"qemu_run: QEMU ended (exit {qemu_status}) after {elapsed:.1f} s "
@@ -435,7 +475,9 @@ def main() -> int:
                    "the uImage and boot.scr beside --image over TFTP")
     p.add_argument("--cpus", type=int, default=4)
     p.add_argument("--accel", default="auto", choices=["auto", "kvm", "tcg"])
-    p.add_argument("--timeout", type=float, default=120.0)
+    p.add_argument("--timeout", type=float, default=120.0,
+                   help="seconds the guest may run, in QEMU's CPU time per usable host core "
+                        "(GuestBudget); 0: no limit")
     p.add_argument("--icount", action="store_true")
     p.add_argument("--unsafe", action="store_true")
     p.add_argument("--cmdline", default="app=hello")
