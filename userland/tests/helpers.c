@@ -57,35 +57,46 @@ struct thread *spawn(thread_fn fn, void *arg, word_t prio, word_t core, cptr_t f
     return t;
 }
 
-bool wait_eq(volatile word_t *p, word_t v, word_t rounds)
+uint64_t deadline_in(word_t ms)
 {
-    for (word_t i = 0; i < rounds; i++) {
-        if (*p == v)
-            return true;
-        sys_yield();
-    }
-    return *p == v;
+    /* cycle_hz 0: the port could not tell; take 1 GHz, the -icount rate. */
+    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
+    return arch_cycles() + (uint64_t)ms * (hz / 1000);
 }
 
-bool wait_ge(volatile word_t *p, word_t v, word_t rounds)
+bool deadline_passed(uint64_t deadline)
 {
-    for (word_t i = 0; i < rounds; i++) {
-        if (*p >= v)
-            return true;
-        sys_yield();
-    }
-    return *p >= v;
+    return (int64_t)(arch_cycles() - deadline) > 0;
 }
 
-word_t recv_timeout(cptr_t ep, struct msg *m, word_t rounds)
+/*
+ * The loads acquire: what the other thread wrote before it published *p is
+ * seen by the caller once the wait returns true.
+ */
+bool wait_eq(volatile word_t *p, word_t v, word_t ms)
 {
-    for (word_t i = 0; i < rounds; i++) {
+    for (uint64_t until = deadline_in(ms); !deadline_passed(until); sys_yield())
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) == v)
+            return true;
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE) == v;
+}
+
+bool wait_ge(volatile word_t *p, word_t v, word_t ms)
+{
+    for (uint64_t until = deadline_in(ms); !deadline_passed(until); sys_yield())
+        if (__atomic_load_n(p, __ATOMIC_ACQUIRE) >= v)
+            return true;
+    return __atomic_load_n(p, __ATOMIC_ACQUIRE) >= v;
+}
+
+word_t recv_timeout(cptr_t ep, struct msg *m, word_t ms)
+{
+    for (uint64_t until = deadline_in(ms); !deadline_passed(until); sys_yield()) {
         word_t st = sys_nbrecv(ep, m);
         if (st != E_WOULD_BLOCK)
             return st;
-        sys_yield();
     }
-    return E_WOULD_BLOCK;
+    return sys_nbrecv(ep, m);
 }
 
 void spin(word_t n)

@@ -27,15 +27,14 @@ bool race_barrier_wait(struct race_barrier *b)
      * iterations of each other; yield now and then so that parties sharing
      * a core (fewer cores than parties) still get to arrive.
      */
-    for (word_t i = 0; i < RACE_WAIT_ROUNDS * BARRIER_SPINS_PER_YIELD; i++) {
-        if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
-            return true;
-        if (i % BARRIER_SPINS_PER_YIELD == BARRIER_SPINS_PER_YIELD - 1)
-            sys_yield();
-        else
+    for (uint64_t until = deadline_in(RACE_WAIT_MS); !deadline_passed(until); sys_yield()) {
+        for (word_t i = 0; i < BARRIER_SPINS_PER_YIELD; i++) {
+            if (__atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen)
+                return true;
             arch_relax();
+        }
     }
-    return false;
+    return __atomic_load_n(&b->generation, __ATOMIC_ACQUIRE) != gen;
 }
 
 uint32_t race_seed(word_t race, word_t round, word_t party)

@@ -21,14 +21,11 @@
 #include "test.h"
 
 /*
- * How long a race waits for another party's progress before it fails, in
- * spins: far longer than WAIT_ROUNDS.  Under QEMU each virtual CPU is a host
- * thread, and on a loaded host one can go unscheduled for seconds while the
- * waiter spins through its count (2026-11-25: arm-imx6 runs failed so, a
- * Call "never returned" and a party missed the start barrier).  A party that
- * never makes progress still fails the race, only later.
+ * How long a race waits for another party's progress before it fails:
+ * longer than WAIT_MS, because a round's parties all wait for the slowest
+ * virtual CPU, and a party that never makes progress still fails the race.
  */
-#define RACE_WAIT_ROUNDS ((word_t)WAIT_ROUNDS * 64)
+#define RACE_WAIT_MS ((word_t)4 * WAIT_MS)
 
 struct race_barrier {
     volatile word_t arrived;        /* parties in the current generation so far */

@@ -87,13 +87,26 @@ struct thread *spawn(thread_fn fn, void *arg, word_t prio, word_t core, cptr_t f
 /* The same, made but not started. */
 struct thread *spawn_unstarted(word_t prio, word_t core, cptr_t fault_ep);
 
-/* Wait (yielding) until *p == v, at most `rounds` yields; false on timeout. */
-bool wait_eq(volatile word_t *p, word_t v, word_t rounds);
-bool wait_ge(volatile word_t *p, word_t v, word_t rounds);
-#define WAIT_ROUNDS 200000
+/*
+ * How long a test waits for another thread's progress before it fails, in
+ * milliseconds of the guest's cycle counter.  A count of yields would be a
+ * bound that a slow or loaded host shortens: under QEMU a virtual CPU's host
+ * thread can go unscheduled for seconds while a waiter on another core
+ * yields through its count.  A thread that never makes progress still fails
+ * the test, only later.
+ */
+#define WAIT_MS 30000
 
-/* NBRecv in a loop with yields: E_WOULD_BLOCK after `rounds`. */
-word_t recv_timeout(cptr_t ep, struct msg *m, word_t rounds);
+/* A deadline `ms` milliseconds of the cycle counter from now, and whether it has passed. */
+uint64_t deadline_in(word_t ms);
+bool deadline_passed(uint64_t deadline);
+
+/* Wait (yielding) until *p == v (>= v), for at most `ms`; false on timeout. */
+bool wait_eq(volatile word_t *p, word_t v, word_t ms);
+bool wait_ge(volatile word_t *p, word_t v, word_t ms);
+
+/* NBRecv in a loop with yields: E_WOULD_BLOCK after `ms`. */
+word_t recv_timeout(cptr_t ep, struct msg *m, word_t ms);
 
 /* Spin (burning cycles without a system call) for about n loop iterations. */
 void spin(word_t n);

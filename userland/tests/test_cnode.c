@@ -85,7 +85,7 @@ TEST(cnode_mint_badge_delivered)
     CHECK(spawn(recv_once, (void *)ep, TEST_PRIO + 1, 0, 0));
     struct msg m = { .info = msginfo_new(7, 0, 0, 1), .mr = { 99 } };
     CHECK_OK(sys_send(b, &m));
-    CHECK(wait_eq(&label_seen, 7, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 7, WAIT_MS));
     CHECK_EQ(badge_seen, 0x1234);
     CHECK_EQ(mr_seen, 99);
 }
@@ -142,7 +142,7 @@ TEST(cnode_mutate_badge)
     CHECK(spawn(recv_once, (void *)ep, TEST_PRIO + 1, 0, 0));
     struct msg m = { .info = msginfo_new(3, 0, 0, 0) };
     CHECK_OK(sys_send(d, &m));
-    CHECK(wait_eq(&label_seen, 3, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 3, WAIT_MS));
     CHECK_EQ(badge_seen, 0x77);
 }
 
@@ -207,7 +207,7 @@ TEST(cnode_delete_last_cap_wakes_waiter)
     CHECK_OK(cnode_delete(ROOT, c, ROOT_DEPTH));
     CHECK_EQ(blocked_status, 0);        /* another cap remains: still blocked */
     CHECK_OK(cnode_delete(ROOT, ep, ROOT_DEPTH));
-    CHECK(wait_ge(&blocked_status, 1000, WAIT_ROUNDS));
+    CHECK(wait_ge(&blocked_status, 1000, WAIT_MS));
     test_note("waiter woke with %s", status_name(blocked_status - 1000));
 }
 
@@ -227,13 +227,13 @@ TEST(cnode_rotate)
     CHECK(spawn(recv_once, (void *)b, TEST_PRIO + 1, 0, 0));
     struct msg m = { .info = msginfo_new(4, 0, 0, 0) };
     CHECK_OK(sys_send(dest, &m));
-    CHECK(wait_eq(&label_seen, 4, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 4, WAIT_MS));
     CHECK_EQ(badge_seen, 22);
     badge_seen = label_seen = 0;
     CHECK(spawn(recv_once, (void *)a, TEST_PRIO + 1, 0, 0));
     m.info = msginfo_new(5, 0, 0, 0);
     CHECK_OK(sys_send(mb, &m));
-    CHECK(wait_eq(&label_seen, 5, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 5, WAIT_MS));
     CHECK_EQ(badge_seen, 11);
     /* The pivot may not be the source or the destination. */
     CHECK_ST(cnode_rotate(ROOT, dest, ROOT_DEPTH, 0, ROOT, dest, ROOT_DEPTH, 0, ROOT, mb, ROOT_DEPTH),
@@ -253,13 +253,13 @@ TEST(cnode_rotate_badges)
     CHECK(spawn(recv_once, (void *)b, TEST_PRIO + 1, 0, 0));
     struct msg m = { .info = msginfo_new(6, 0, 0, 0) };
     CHECK_OK(sys_send(dest, &m));
-    CHECK(wait_eq(&label_seen, 6, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 6, WAIT_MS));
     CHECK_EQ(badge_seen, 33);
     badge_seen = label_seen = 0;
     CHECK(spawn(recv_once, (void *)a, TEST_PRIO + 1, 0, 0));
     m.info = msginfo_new(7, 0, 0, 0);
     CHECK_OK(sys_send(cb, &m));
-    CHECK(wait_eq(&label_seen, 7, WAIT_ROUNDS));
+    CHECK(wait_eq(&label_seen, 7, WAIT_MS));
     CHECK_EQ(badge_seen, 44);
     /* A badged cap cannot be badged again, and nothing moves when that is refused. */
     cptr_t other = slot_alloc();

@@ -27,7 +27,7 @@ TEST(debug_halt_only_from_the_root_thread)
     h.done = 0;
     h.status = E_OK;
     CHECK(spawn(try_to_halt, &h, TEST_PRIO + 1, 0, 0));
-    CHECK(wait_eq(&h.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&h.done, 1, WAIT_MS));
     CHECK_EQ(h.status, E_ILLEGAL_OPERATION);
 }
 
@@ -44,7 +44,7 @@ TEST(debug_core_from_another_thread)
 
     seen = 0;
     CHECK(spawn(report_core, (void *)&seen, TEST_PRIO, last, 0));
-    CHECK(wait_ge(&seen, 1, WAIT_ROUNDS));
+    CHECK(wait_ge(&seen, 1, WAIT_MS));
     CHECK_EQ(seen, last + 1);
 }
 

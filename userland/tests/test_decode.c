@@ -55,7 +55,7 @@ TEST(decode_set_space_keeps_cspace)
     /* Now the thread's CSpace slot holds the only cap to c. */
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, c, ROOT_DEPTH));
     CHECK_OK(thread_start(&t, replace_own_cspace, NULL));
-    CHECK(wait_eq(&own_done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&own_done, 1, WAIT_MS));
     CHECK_ST(own_status, E_ILLEGAL_OPERATION);
     CHECK_ST(own_after, E_OK);
 }
@@ -81,7 +81,7 @@ TEST(decode_set_space_own_cspace_kept_elsewhere)
     CHECK_OK(cnode_copy(other, NEW_SELF, OWN_RADIX, ROOT_SLOT_CNODE, t.tcb, ROOT_DEPTH, RIGHTS_ALL));
     /* The root task keeps its cap to c: the thread's is not the last. */
     CHECK_OK(thread_start(&t, switch_own_cspace, NULL));
-    CHECK(wait_eq(&own_done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&own_done, 1, WAIT_MS));
     CHECK_ST(own_status, E_OK);
     CHECK_ST(own_after, E_OK);
 }
@@ -127,7 +127,7 @@ TEST(decode_set_ipc_buffer_keeps_buffer)
     CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000000, read_only), E_INVALID_CAPABILITY);
     CHECK_ST(tcb_set_ipc_buffer(t->tcb, 0x50000000, ep), E_INVALID_CAPABILITY);
     u.go = 1;
-    CHECK(wait_eq(&u.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&u.done, 1, WAIT_MS));
     CHECK_ST(u.status, E_OK);
     /* The copy arrived: the new slot holds a cap that badges like the endpoint. */
     CHECK(mint(u.dest, RIGHTS_ALL, 7));

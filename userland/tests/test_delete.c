@@ -511,7 +511,7 @@ TEST(delete_zombie_left_by_stopped_walk)
     /* The deleter, resumed, restarts its Delete: Y's slot is empty now, which is no error. */
     CHECK_OK(tcb_set_priority(d->tcb, TEST_PRIO));
     CHECK_OK(tcb_resume(d->tcb));
-    CHECK(wait_eq(&deleter_done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&deleter_done, 1, WAIT_MS));
     CHECK_OK(deleter_status);
     CHECK_OK(cnode_delete(ROOT, z.y, ROOT_DEPTH));
     CHECK_OK(cnode_delete(ROOT, tcb, ROOT_DEPTH));

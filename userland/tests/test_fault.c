@@ -18,7 +18,7 @@ static struct thread *fault_start(thread_fn fn, void *arg, cptr_t ep, struct msg
     struct thread *t = spawn(fn, arg, TEST_PRIO, 0, ep);
     if (!t)
         return NULL;
-    *st = recv_timeout(ep, m, WAIT_ROUNDS);
+    *st = recv_timeout(ep, m, WAIT_MS);
     return t;
 }
 
@@ -42,7 +42,7 @@ static void check_exception(thread_fn fn, word_t exc, const char *at, const char
     CHECK(m.mr[1] <= t->stack_top && m.mr[1] > t->stack_top - STACK_SIZE);
     CHECK_EQ(m.mr[2], exc);
     reply_skip(resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
 }
 
 TEST(fault_illegal_instruction)
@@ -75,7 +75,7 @@ TEST(fault_vm_read_skip)
     CHECK_EQ(m.mr[1], UNMAPPED + 0x18);
     CHECK_EQ(m.mr[2], 0);
     reply_skip(arch_fault_read_resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
 }
 
 TEST(fault_vm_map_and_retry)
@@ -115,7 +115,7 @@ TEST(fault_vm_write_read_only)
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[1], addr);
     reply_skip(arch_fault_write_resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
     CHECK_EQ(*(volatile word_t *)addr, 0);
 }
 
@@ -127,7 +127,7 @@ TEST(fault_vm_instruction_fetch)
     CHECK(t);
     CHECK_OK(thread_restart_at(t, UNMAPPED + 0x40, t->stack_top, NULL, NULL));
     struct msg m;
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[0], UNMAPPED + 0x40);
     CHECK_EQ(m.mr[1], UNMAPPED + 0x40);
@@ -149,7 +149,7 @@ TEST(fault_unknown_syscall)
     CHECK(m.mr[0] == at || m.mr[0] == at + ARCH_SYSCALL_INSN_BYTES);
     test_note("reported ip %s the syscall instruction", m.mr[0] == at ? "at" : "after");
     reply_skip(arch_fault_syscall_resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
 }
 
 TEST(fault_badge_identifies_thread)
@@ -164,7 +164,7 @@ TEST(fault_badge_identifies_thread)
     CHECK_OK(st);
     CHECK_EQ(m.badge, 0x5150);
     reply_skip(arch_fault_illegal_resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
 }
 
 TEST(fault_twice_same_thread)
@@ -178,11 +178,11 @@ TEST(fault_twice_same_thread)
     /* Resume without fixing anything: the access faults again. */
     struct msg r = { .info = msginfo_new(0, 0, 0, 0) };
     sys_reply(&r);
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[1], UNMAPPED);
     reply_skip(arch_fault_read_resume);
-    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_result, ARCH_FAULT_SKIPPED, WAIT_MS));
 }
 
 static void check_suspended(struct thread *t, const char *at)
@@ -251,7 +251,7 @@ TEST(fault_restart_by_write_registers)
     restarted = 0;
     CHECK_OK(tcb_suspend(t->tcb));
     CHECK_OK(thread_restart_at(t, (word_t)_thread_start, t->stack_top, mark_restarted, NULL));
-    CHECK(wait_eq(&restarted, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&restarted, 1, WAIT_MS));
     /* Our reply now has no caller to go to. */
     struct msg r = { .info = msginfo_new(0, 0, 0, 0) };
     sys_reply(&r);

@@ -44,7 +44,7 @@ TEST(ipc_call_reply)
     CHECK_EQ(msginfo_length(m.info), 4);
     CHECK_EQ(m.mr[0], 2);
     CHECK_EQ(m.mr[3], 5);
-    CHECK(wait_eq(&s.count, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.count, 1, WAIT_MS));
 }
 
 TEST(ipc_call_long_message)
@@ -101,7 +101,7 @@ TEST(ipc_send_recv)
     CHECK_EQ(msginfo_label(m.info), 9);
     CHECK_EQ(m.mr[0], 11);
     CHECK_EQ(m.mr[1], 22);
-    CHECK(wait_eq(&s.count, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.count, 1, WAIT_MS));
     CHECK_OK(s.status);
 }
 
@@ -281,7 +281,7 @@ TEST(ipc_cap_transfer)
     ipcbuf()->caps[0] = payload;
     struct msg m = { .info = msginfo_new(1, 0, 1, 0) };
     CHECK_OK(sys_send(x.ep, &m));
-    CHECK(wait_eq(&x.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&x.done, 1, WAIT_MS));
     CHECK_OK(x.status);
     CHECK_EQ(msginfo_extra_caps(x.info), 1);
     CHECK_EQ(msginfo_caps_unwrapped(x.info), 0);
@@ -304,7 +304,7 @@ TEST(ipc_cap_transfer_needs_grant)
     ipcbuf()->caps[0] = payload;
     struct msg m = { .info = msginfo_new(1, 0, 1, 0) };
     CHECK_OK(sys_send(nogrant, &m));
-    CHECK(wait_eq(&x.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&x.done, 1, WAIT_MS));
     /* The message arrives without the cap. */
     CHECK_EQ(msginfo_extra_caps(x.info), 0);
     struct msg probe = { 0 };
@@ -325,7 +325,7 @@ TEST(ipc_cap_unwrapped_badge)
     ipcbuf()->caps[0] = badged;
     struct msg m = { .info = msginfo_new(1, 0, 1, 0) };
     CHECK_OK(sys_send(x.ep, &m));
-    CHECK(wait_eq(&x.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&x.done, 1, WAIT_MS));
     CHECK_EQ(msginfo_extra_caps(x.info), 1);
     CHECK_EQ(msginfo_caps_unwrapped(x.info), 1);
     CHECK_EQ(x.badge0, 0xbeef);
@@ -343,7 +343,7 @@ TEST(ipc_cap_transfer_bad_cptr)
     struct msg m = { .info = msginfo_new(1, 0, 1, 0) };
     word_t st = sys_send(x.ep, &m);
     if (st == E_OK) {
-        CHECK(wait_eq(&x.done, 1, WAIT_ROUNDS));
+        CHECK(wait_eq(&x.done, 1, WAIT_MS));
         CHECK_EQ(msginfo_extra_caps(x.info), 0);
     } else {
         CHECK_EQ(st, E_FAILED_LOOKUP);
@@ -397,10 +397,10 @@ TEST(ipc_save_caller_reply)
     CHECK(s.ep);
     CHECK(spawn(saving_server, &s, TEST_PRIO + 1, 0, 0));
     CHECK(spawn(saving_client, &s, TEST_PRIO + 1, 0, 0));
-    CHECK(wait_ge(&s.second, 1000, WAIT_ROUNDS));
+    CHECK(wait_ge(&s.second, 1000, WAIT_MS));
     CHECK_OK(s.status);
     CHECK_EQ(s.first, 1000 + E_OK);
-    CHECK(wait_eq(&s.client_done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.client_done, 1, WAIT_MS));
     CHECK_EQ(s.client_label, 77);
     CHECK_EQ(s.client_mr0, 78);
     /* A reply cap is used up by the reply. */
@@ -469,7 +469,7 @@ TEST(ipc_call_to_receiver_holding_reply_cap)
     CHECK(spawn(server_keeping_first_reply_cap, &s, TEST_PRIO + 1, 0, 0));
     struct thread *caller = spawn(call_and_record, &first, TEST_PRIO + 1, 0, 0);
     CHECK(caller);
-    CHECK(wait_eq(&s.received, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.received, 1, WAIT_MS));
     CHECK_EQ(s.first_label, 7);
     /* The receiver's stale reply cap is dropped, and this call gets the answer. */
     struct msg m = { .info = msginfo_new(40, 0, 0, 0) };
@@ -518,7 +518,7 @@ TEST(ipc_call_through_two_level_cspace)
     struct thread_opts o = { .prio = TEST_PRIO, .core = 0, .cspace = top };
     CHECK_OK(thread_create_space(&t, &o));
     CHECK_OK(thread_start(&t, call_through_own_cspace, &c));
-    CHECK(wait_eq(&c.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&c.done, 1, WAIT_MS));
     CHECK_OK(c.status);
     CHECK_EQ(c.label, 6);
     CHECK_EQ(c.mr0, 11);

@@ -46,11 +46,11 @@ TEST(kstats_counts_a_fault)
     fault_done = 0;
     CHECK_OK(kstats(0, 0, before));
     CHECK(spawn(run_illegal, NULL, TEST_PRIO, 0, ep));
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_USER_EXCEPTION);
     struct msg r = { .info = msginfo_new(0, 0, 0, 1), .mr = { (word_t)arch_fault_illegal_resume } };
     sys_reply(&r);
-    CHECK(wait_eq(&fault_done, ARCH_FAULT_SKIPPED, WAIT_ROUNDS));
+    CHECK(wait_eq(&fault_done, ARCH_FAULT_SKIPPED, WAIT_MS));
     CHECK_OK(kstats(0, 0, after));
     CHECK_EQ(after[KSTATS_ENTRIES_FAULT] - before[KSTATS_ENTRIES_FAULT], 1);
 }
@@ -83,7 +83,7 @@ static bool wait_interrupts(word_t core, word_t ticks, word_t values[KSTATS_VALU
 
     if (kstats(core, 0, start) != E_OK)
         return false;
-    for (word_t i = 0; i < WAIT_ROUNDS; i++) {
+    for (uint64_t until = deadline_in(WAIT_MS); !deadline_passed(until);) {
         if (kstats(core, 0, values) != E_OK)
             return false;
         if (values[KSTATS_ENTRIES_INTERRUPT] - start[KSTATS_ENTRIES_INTERRUPT] >= ticks)
@@ -133,12 +133,12 @@ TEST(kstats_busy_core_is_never_idle)
     s.running = 0;
     s.stop = 0;
     CHECK(spawn(spin_until_stopped, &s, TEST_PRIO, core, 0));
-    CHECK(wait_eq(&s.running, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.running, 1, WAIT_MS));
     CHECK_OK(kstats(core, 0, before));
     bool ticked = wait_interrupts(core, 3, after);
     s.stop = 1;
     /* Before the test's objects are revoked under it. */
-    CHECK(wait_eq(&s.running, 2, WAIT_ROUNDS));
+    CHECK(wait_eq(&s.running, 2, WAIT_MS));
     CHECK(ticked);
     test_note("%lu units over 3 ticks", (unsigned long)(after[KSTATS_NOW] - before[KSTATS_NOW]));
     CHECK_EQ(after[KSTATS_IDLE], before[KSTATS_IDLE]);

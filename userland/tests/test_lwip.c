@@ -17,7 +17,7 @@
 #include "lwip/timeouts.h"
 #include "tcp_server.h"
 
-#define WAIT_MS 60000
+#define LWIP_WAIT_MS 60000  /* lwIP's own clock, sys_now() */
 
 /* ---- the echo protocol */
 
@@ -83,7 +83,7 @@ static bool wait_for(bool (*cond)(void *), void *arg)
 {
     u32_t start = sys_now();
     while (!cond(arg)) {
-        if ((u32_t)(sys_now() - start) > WAIT_MS)
+        if ((u32_t)(sys_now() - start) > LWIP_WAIT_MS)
             return false;
         pump();
     }

@@ -68,7 +68,7 @@ TEST(mc_ipc_shared_endpoint)
         CHECK(spawn(mc_server, &s, TEST_PRIO, c, 0));
     for (word_t c = 0; c < n; c++)
         CHECK(spawn(mc_client, &s, TEST_PRIO, c, 0));
-    CHECK(wait_eq(&s.done, n, WAIT_ROUNDS * 10));
+    CHECK(wait_eq(&s.done, n, 2 * WAIT_MS));
     CHECK_EQ(s.errors, 0);
     CHECK_EQ(s.served, n * s.iters);
     note_cores();
@@ -87,7 +87,7 @@ TEST(mc_ipc_disjoint_endpoints)
         CHECK(spawn(mc_client, &s[c], TEST_PRIO, c, 0));
     }
     for (word_t c = 0; c < n; c++) {
-        CHECK(wait_eq(&s[c].done, 1, WAIT_ROUNDS * 10));
+        CHECK(wait_eq(&s[c].done, 1, 2 * WAIT_MS));
         CHECK_EQ(s[c].errors, 0);
         CHECK_EQ(s[c].served, s[c].iters);
     }
@@ -108,7 +108,7 @@ TEST(mc_ipc_cross_core_pairs)
         CHECK(spawn(mc_client, &s[c], TEST_PRIO, c, 0));
     }
     for (word_t c = 0; c < n; c++) {
-        CHECK(wait_eq(&s[c].done, 1, WAIT_ROUNDS * 10));
+        CHECK(wait_eq(&s[c].done, 1, 2 * WAIT_MS));
         CHECK_EQ(s[c].errors, 0);
     }
     note_cores();
@@ -139,7 +139,8 @@ TEST(mc_notification_signals)
         CHECK(spawn(mc_signaller, (void *)badged[c], TEST_PRIO, c, 0));
     }
     word_t all = 0, w;
-    for (word_t i = 0; i < WAIT_ROUNDS && (sig_done < n || all != ((word_t)1 << n) - 1); i++) {
+    for (uint64_t until = deadline_in(WAIT_MS);
+         !deadline_passed(until) && (sig_done < n || all != ((word_t)1 << n) - 1);) {
         if (sys_poll(nt, &w) == E_OK)
             all |= w;
         sys_yield();
@@ -171,7 +172,7 @@ TEST(mc_suspend_running_remote)
         CHECK(t[c]);
     }
     for (word_t c = 0; c < n; c++)
-        CHECK(wait_ge(&run_counts[c], 1000, WAIT_ROUNDS));
+        CHECK(wait_ge(&run_counts[c], 1000, WAIT_MS));
     for (word_t c = 0; c < n; c++)
         CHECK_OK(tcb_suspend(t[c]->tcb));
     word_t snap[MAX_CORES];
@@ -186,7 +187,7 @@ TEST(mc_suspend_running_remote)
     for (word_t c = 0; c < n; c++)
         CHECK_OK(tcb_resume(t[c]->tcb));
     for (word_t c = 0; c < n; c++)
-        CHECK(wait_ge(&run_counts[c], snap[c] + 1000, WAIT_ROUNDS));
+        CHECK(wait_ge(&run_counts[c], snap[c] + 1000, WAIT_MS));
     for (word_t c = 0; c < n; c++)
         CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, t[c]->tcb, ROOT_DEPTH));
     for (word_t c = 0; c < n; c++)
@@ -204,12 +205,12 @@ TEST(mc_set_priority_remote)
     run_counts[c] = 0;
     struct thread *t = spawn(mc_spin_count, (void *)&run_counts[c], TEST_PRIO, c, 0);
     CHECK(t);
-    CHECK(wait_ge(&run_counts[c], 100, WAIT_ROUNDS));
+    CHECK(wait_ge(&run_counts[c], 100, WAIT_MS));
     /* Above us only when it is on another core, else it would take core 0 from us for good. */
     word_t hi = c ? TEST_PRIO + 3 : TEST_PRIO;
     CHECK_OK(tcb_set_priority(t->tcb, hi));
     word_t before = run_counts[c];
-    CHECK(wait_ge(&run_counts[c], before + 100, WAIT_ROUNDS));
+    CHECK(wait_ge(&run_counts[c], before + 100, WAIT_MS));
     CHECK_OK(tcb_set_priority(t->tcb, TEST_PRIO - 3));
     if (c == 0) {
         /* Now below us: it no longer runs while we yield. */
@@ -252,13 +253,13 @@ TEST(mc_unmap_while_in_use)
     for (word_t c = 0; c < n; c++)
         CHECK(spawn(mc_touch_page, &sp, TEST_PRIO, c, ep));
     for (word_t c = 0; c < n; c++)
-        CHECK(wait_ge(&sp.progress[c], 1000, WAIT_ROUNDS));
+        CHECK(wait_ge(&sp.progress[c], 1000, WAIT_MS));
     /* Unmap: each thread touching the page must fault on its next access (TLB shootdown). */
     CHECK_OK(frame_unmap(f));
     word_t faults = 0;
     struct msg m;
     for (word_t i = 0; i < n; i++) {
-        word_t st = recv_timeout(ep, &m, WAIT_ROUNDS);
+        word_t st = recv_timeout(ep, &m, WAIT_MS);
         if (st != E_OK)
             break;
         CHECK_EQ(msginfo_label(m.info), FAULT_VM);
@@ -313,7 +314,7 @@ TEST(mc_vspace_delete_while_in_use)
         CHECK_OK(thread_start(t, mc_spin_count, (void *)&cnt[c]));
     }
     for (word_t c = 0; c < n; c++)
-        CHECK(wait_ge(&cnt[c], 1000, WAIT_ROUNDS));
+        CHECK(wait_ge(&cnt[c], 1000, WAIT_MS));
     /* Revoke first: each TCB holds a cap derived from this one, which keeps the space alive. */
     CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, t0.vspace, ROOT_DEPTH));
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, t0.vspace, ROOT_DEPTH));
@@ -373,7 +374,7 @@ TEST(mc_delete_endpoint_with_waiters)
     /* Every waiter is released by the deletion, wherever it runs. */
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, rx, ROOT_DEPTH));
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, tx, ROOT_DEPTH));
-    CHECK(wait_eq(&woke, 4 * n, WAIT_ROUNDS));
+    CHECK(wait_eq(&woke, 4 * n, WAIT_MS));
     note_cores();
 }
 
@@ -412,7 +413,7 @@ TEST(mc_churn_then_check)
             /* Serve a few calls from each. */
             for (int k = 0; k < 5; k++) {
                 struct msg m = { 0 };
-                if (recv_timeout(ch[c].ep, &m, WAIT_ROUNDS) != E_OK)
+                if (recv_timeout(ch[c].ep, &m, WAIT_MS) != E_OK)
                     break;
                 m.info = 0;
                 sys_reply(&m);

@@ -50,7 +50,7 @@ TEST(ntfn_wait_blocks_until_signal)
     CHECK(spawn(waiter, (void *)n, TEST_PRIO + 1, 0, 0));
     CHECK_EQ(waited, 0);
     CHECK_OK(sys_signal(b));
-    CHECK(wait_eq(&waited, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&waited, 1, WAIT_MS));
     CHECK_EQ(wait_word, 0x20);
 }
 
@@ -64,7 +64,7 @@ TEST(ntfn_several_waiters)
         CHECK(spawn(waiter, (void *)n, TEST_PRIO + 1, 0, 0));
     for (word_t i = 1; i <= 3; i++) {
         CHECK_OK(sys_signal(b));
-        CHECK(wait_eq(&waited, i, WAIT_ROUNDS));   /* one signal wakes one waiter */
+        CHECK(wait_eq(&waited, i, WAIT_MS));   /* one signal wakes one waiter */
     }
 }
 
@@ -110,7 +110,7 @@ TEST(ntfn_bound_delivers_during_recv)
     CHECK_EQ(b.got, 0);
     cptr_t nb = mint(n, RIGHTS_ALL, 0x8);
     CHECK_OK(sys_signal(nb));
-    CHECK(wait_eq(&b.got, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&b.got, 1, WAIT_MS));
     CHECK_EQ(b.badge, 0x8);
 }
 

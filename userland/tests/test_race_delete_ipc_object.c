@@ -165,7 +165,7 @@ TEST(race_delete_endpoint_and_notification)
         CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, dr.obj, ROOT_DEPTH));
         CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, dr.obj, ROOT_DEPTH));
         for (word_t p = 0; p < PARTIES; p++) {
-            if (!wait_eq(&dr.done[p], round + 1, RACE_WAIT_ROUNDS))
+            if (!wait_eq(&dr.done[p], round + 1, RACE_WAIT_MS))
                 test_fail(__FILE__, __LINE__, "round %lu: party %lu still blocked after the "
                           "deletion", (unsigned long)round, (unsigned long)p);
             CHECK(!test_failed());

@@ -23,6 +23,8 @@
 
 #define RACE_ID 2
 #define MAGIC 0x5eed
+/* How long a client may stay blocked on a deleted server's reply before it is restarted. */
+#define RESTART_AFTER_MS 200
 
 enum ipc_op { OP_SUSPEND, OP_SET_PRIORITY, OP_SET_AFFINITY, OP_DELETE, OP_COUNT };
 
@@ -95,7 +97,7 @@ static void ipc_server(void *arg)
 static bool calls_flow(word_t round, const char *when, word_t more)
 {
     word_t now = ir.calls_ok;
-    if (wait_ge(&ir.calls_ok, now + more, RACE_WAIT_ROUNDS))
+    if (wait_ge(&ir.calls_ok, now + more, RACE_WAIT_MS))
         return true;
     test_fail(__FILE__, __LINE__, "round %lu, %s: calls did not flow: %lu completed (%lu before the wait), "
               "server received %lu, client last on core %ld, server on core %ld", (unsigned long)round, when,
@@ -149,7 +151,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
         volatile word_t *seen = server ? &ir.server_core : &ir.client_core;
         CHECK_OK(tcb_set_affinity(target->tcb, core));
         /* The target's next IPC runs on the new core, and the calls keep flowing. */
-        CHECK(wait_eq(seen, core + 1, RACE_WAIT_ROUNDS));
+        CHECK(wait_eq(seen, core + 1, RACE_WAIT_MS));
         break;
     }
     case OP_DELETE:
@@ -160,7 +162,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
             word_t served = ir.served;
             struct msg m = { .info = msginfo_new(0, 0, 0, 2), .mr = { MAGIC, 0 } };
             bool got = false;
-            for (word_t i = 0; i < RACE_WAIT_ROUNDS && !got; i++) {
+            for (uint64_t until = deadline_in(RACE_WAIT_MS); !deadline_passed(until) && !got;) {
                 sys_nbsend(ir.ep, &m);
                 sys_yield();
                 got = ir.served > served;
@@ -170,7 +172,7 @@ static void ipc_round(word_t round, enum ipc_op op, bool server)
             CHECK(counter_frozen(&ir.calls_ok, 1));
             CHECK(ipc_spawn(ipc_server, race_core(3)));
             word_t now = ir.calls_ok;
-            if (!wait_ge(&ir.calls_ok, now + 1, WAIT_ROUNDS / 10)) {
+            if (!wait_ge(&ir.calls_ok, now + 1, RESTART_AFTER_MS)) {
                 /* Blocked on the dead server's reply: a restart sends the Call again. */
                 CHECK_OK(tcb_suspend(cl->tcb));
                 CHECK_OK(tcb_resume(cl->tcb));

@@ -103,7 +103,7 @@ TEST(race_registers_of_running_thread)
     rr.copy = copy->tcb;
     CHECK(spawn(regs_writer, NULL, TEST_PRIO, race_core(2), 0));
     CHECK(spawn(regs_reader, NULL, TEST_PRIO, race_core(3), 0));
-    CHECK(wait_ge(&rr.progress[0], 1, RACE_WAIT_ROUNDS));
+    CHECK(wait_ge(&rr.progress[0], 1, RACE_WAIT_MS));
 
     for (word_t round = 0; round < rounds; round++) {
         rr.round = round;
@@ -119,13 +119,13 @@ TEST(race_registers_of_running_thread)
                       (unsigned long)regs[ARCH_REG_IP]);
         CHECK(!test_failed());
 
-        CHECK(wait_eq(&rr.writer_done, round + 1, RACE_WAIT_ROUNDS));
-        CHECK(wait_eq(&rr.reader_done, round + 1, RACE_WAIT_ROUNDS));
+        CHECK(wait_eq(&rr.writer_done, round + 1, RACE_WAIT_MS));
+        CHECK(wait_eq(&rr.reader_done, round + 1, RACE_WAIT_MS));
         CHECK(race_report(&rr.failure, round));
         /* The written registers took effect: the new incarnation runs ... */
-        CHECK(wait_eq(&rr.tag_seen, round + 1, RACE_WAIT_ROUNDS));
+        CHECK(wait_eq(&rr.tag_seen, round + 1, RACE_WAIT_MS));
         word_t before = rr.progress[(round + 1) % 2];
-        CHECK(wait_ge(&rr.progress[(round + 1) % 2], before + 1, RACE_WAIT_ROUNDS));
+        CHECK(wait_ge(&rr.progress[(round + 1) % 2], before + 1, RACE_WAIT_MS));
         /* ... and the old one never again. */
         word_t old = rr.progress[round % 2];
         spin(20000);

@@ -95,7 +95,7 @@ static void unmap_round(word_t round, cptr_t fault_ep)
     word_t faulted = 0;
     for (word_t i = 0; i < WRITERS; i++) {
         struct msg m;
-        word_t st = recv_timeout(fault_ep, &m, RACE_WAIT_ROUNDS);
+        word_t st = recv_timeout(fault_ep, &m, RACE_WAIT_MS);
         if (st != E_OK)
             test_fail(__FILE__, __LINE__, "round %lu: %lu of %d writers faulted (%s)",
                       (unsigned long)round, (unsigned long)faulted, WRITERS, status_name(st));

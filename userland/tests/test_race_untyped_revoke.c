@@ -110,7 +110,7 @@ TEST(race_revoke_untyped_during_retype)
         race_jitter(&rng, 60000);
         CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, ur.untyped, ROOT_DEPTH));
         for (word_t w = 0; w < WORKERS; w++)
-            CHECK(wait_eq(&ur.done[w], round + 1, RACE_WAIT_ROUNDS));
+            CHECK(wait_eq(&ur.done[w], round + 1, RACE_WAIT_MS));
         CHECK(race_report(&ur.failure, round));
         CHECK_OK(sys_debug_check());
         /* Nothing made from it is left, and all of it can be retyped again. */

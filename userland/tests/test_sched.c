@@ -124,11 +124,11 @@ TEST(sched_affinity_migration)
     core_stop = 0;
     struct thread *t = spawn(report_core, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_eq(&core_seen, 0, WAIT_ROUNDS));
+    CHECK(wait_eq(&core_seen, 0, WAIT_MS));
     for (word_t c = 1; c <= ncores(); c++) {
         word_t target = c % ncores();
         CHECK_OK(tcb_set_affinity(t->tcb, target));
-        CHECK(wait_eq(&core_seen, target, WAIT_ROUNDS));
+        CHECK(wait_eq(&core_seen, target, WAIT_MS));
     }
     core_stop = 1;
     if (ncores() == 1)
@@ -162,5 +162,5 @@ TEST(sched_affinity_of_blocked_thread)
     CHECK_OK(tcb_set_affinity(t->tcb, target));
     struct msg m = { .info = msginfo_new(1, 0, 0, 0) };
     CHECK_OK(sys_send(ep, &m));
-    CHECK(wait_eq(&core_seen, target, WAIT_ROUNDS));
+    CHECK(wait_eq(&core_seen, target, WAIT_MS));
 }

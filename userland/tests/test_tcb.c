@@ -22,7 +22,7 @@ TEST(tcb_thread_runs)
     static volatile word_t flag;
     flag = 0;
     CHECK(spawn(set_flag, (void *)&flag, TEST_PRIO, 0, 0));
-    CHECK(wait_eq(&flag, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&flag, 1, WAIT_MS));
 }
 
 TEST(tcb_suspend_resume)
@@ -30,14 +30,14 @@ TEST(tcb_suspend_resume)
     counter = 0;
     struct thread *t = spawn(count_forever, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_ge(&counter, 3, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, 3, WAIT_MS));
     CHECK_OK(tcb_suspend(t->tcb));
     word_t c = counter;
     for (int i = 0; i < 50; i++)
         sys_yield();
     CHECK_EQ(counter, c);
     CHECK_OK(tcb_resume(t->tcb));
-    CHECK(wait_ge(&counter, c + 3, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, c + 3, WAIT_MS));
 }
 
 TEST(tcb_read_registers)
@@ -45,7 +45,7 @@ TEST(tcb_read_registers)
     counter = 0;
     struct thread *t = spawn(count_forever, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_ge(&counter, 2, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, 2, WAIT_MS));
     word_t regs[ARCH_USER_REGS];
     CHECK_OK(tcb_read_registers(t->tcb, 1, ARCH_USER_REGS, regs));
     /* Its stack pointer is inside its stack; its ip inside the image. */
@@ -65,11 +65,11 @@ TEST(tcb_write_registers_restart)
     counter = 0;
     struct thread *t = spawn(count_forever, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_ge(&counter, 2, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, 2, WAIT_MS));
     /* Point it elsewhere: it starts over in set_flag. */
     CHECK_OK(tcb_suspend(t->tcb));
     CHECK_OK(thread_restart_at(t, (word_t)_thread_start, t->stack_top, set_flag, (void *)&flag));
-    CHECK(wait_eq(&flag, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&flag, 1, WAIT_MS));
 }
 
 TEST(tcb_write_registers_count)
@@ -97,7 +97,7 @@ TEST(tcb_copy_registers)
     counter = 0;
     struct thread *t = spawn(count_forever, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_ge(&counter, 2, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, 2, WAIT_MS));
     CHECK_OK(tcb_suspend(t->tcb));
     struct thread *u = spawn_unstarted(TEST_PRIO, 0, 0);
     CHECK(u);
@@ -208,7 +208,7 @@ TEST(tcb_delete_running_thread)
     counter = 0;
     struct thread *t = spawn(count_forever, NULL, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_ge(&counter, 2, WAIT_ROUNDS));
+    CHECK(wait_ge(&counter, 2, WAIT_MS));
     CHECK_OK(cnode_delete(ROOT_SLOT_CNODE, t->tcb, ROOT_DEPTH));
     word_t c = counter;
     for (int i = 0; i < 50; i++)
@@ -222,7 +222,7 @@ TEST(tcb_exit_suspends_self)
     flag = 0;
     struct thread *t = spawn(set_flag, (void *)&flag, TEST_PRIO, 0, 0);
     CHECK(t);
-    CHECK(wait_eq(&flag, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&flag, 1, WAIT_MS));
     for (int i = 0; i < 5; i++)
         sys_yield();
     /* It suspended itself in thread_exit: its ip stays put. */

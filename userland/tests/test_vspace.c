@@ -99,7 +99,7 @@ TEST(frame_rights_limit_mapping)
     regs[ARCH_REG_FLAGS] = ARCH_INITIAL_FLAGS;
     CHECK_OK(tcb_write_registers(t->tcb, 1, ARCH_USER_REGS, regs));
     struct msg m;
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[1], v);
 }
@@ -121,7 +121,7 @@ TEST(frame_delete_unmaps)
     regs[ARCH_REG_FLAGS] = ARCH_INITIAL_FLAGS;
     CHECK_OK(tcb_write_registers(t->tcb, 1, ARCH_USER_REGS, regs));
     struct msg m;
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[1], v);
 }
@@ -202,7 +202,7 @@ TEST(vspace_new_space_runs_image)
     CHECK(t.vspace != ROOT_SLOT_VSPACE);
     CHECK_OK(thread_start(&t, set_space_flag, (void *)0x1234));
     /* The image frames are shared, so its write to .bss is seen here. */
-    CHECK(wait_eq(&space_flag, 0x1234, WAIT_ROUNDS));
+    CHECK(wait_eq(&space_flag, 0x1234, WAIT_MS));
 }
 
 static void read_addr(void *arg)
@@ -225,7 +225,7 @@ TEST(vspace_isolation)
     CHECK_OK(thread_create_space(&t, &o));
     CHECK_OK(thread_start(&t, read_addr, (void *)p));
     struct msg m;
-    CHECK_OK(recv_timeout(ep, &m, WAIT_ROUNDS));
+    CHECK_OK(recv_timeout(ep, &m, WAIT_MS));
     CHECK_EQ(msginfo_label(m.info), FAULT_VM);
     CHECK_EQ(m.mr[1], (word_t)p);
     CHECK_EQ(m.mr[0], (word_t)arch_fault_read_at);
@@ -235,7 +235,7 @@ TEST(vspace_isolation)
     CHECK_OK(map_frame(c, t.vspace, (word_t)p, RIGHT_READ, VM_DEFAULT));
     struct msg r = { .info = msginfo_new(0, 0, 0, 0) };
     sys_reply(&r);
-    CHECK(wait_eq(&space_flag, 0x600d, WAIT_ROUNDS));
+    CHECK(wait_eq(&space_flag, 0x600d, WAIT_MS));
 }
 
 static volatile word_t space_counter;
@@ -258,7 +258,7 @@ TEST(vspace_delete_while_running)
     struct thread_opts o = { .prio = TEST_PRIO, .fault_ep = ep };
     CHECK_OK(thread_create_space(&t, &o));
     CHECK_OK(thread_start(&t, count_in_space, NULL));
-    CHECK(wait_ge(&space_counter, 3, WAIT_ROUNDS));
+    CHECK(wait_ge(&space_counter, 3, WAIT_MS));
     /* Its address space goes away under it (revoke first: its TCB holds a derived cap that
      * keeps the space alive): it can no longer run its code. */
     CHECK_OK(cnode_revoke(ROOT_SLOT_CNODE, t.vspace, ROOT_DEPTH));
