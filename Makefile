@@ -106,7 +106,7 @@ USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run test debug profile clean deps help print-build-dir
+.PHONY: all kernel iso uimage qemu run test soak debug profile clean deps help print-build-dir
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -209,6 +209,12 @@ run: deps
 # The whole test suite.
 test: deps
 	@.venv/bin/python -m pytest tests -q -rs
+
+# The long soak of the kernel-hosted Redis server (tests/test_redis_soak.py); `make test` runs
+# the same test for 90 s.  SOAK_SECONDS sets another length.
+SOAK_SECONDS ?= 600
+soak: deps
+	@REDIS_SOAK_SECONDS=$(SOAK_SECONDS) .venv/bin/python -m pytest tests/test_redis_soak.py -q -rs -s
 
 # Install what a fresh machine lacks (packages, the Python environment).
 deps:

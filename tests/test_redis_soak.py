@@ -1,9 +1,10 @@
-"""The soak test of issue 12: the kernel-hosted Redis server under a mixed load for 10 minutes.
+"""The soak test: the kernel-hosted Redis server under a mixed load.
 
 One boot of the app `redis` (docs/network.md) on x86_64 with LOCK=fine and 4 CPUs, the
-configuration most likely to expose races, serves for REDIS_SOAK_SECONDS (default 600, the issue's
-10 minutes; 0 skips the test) while the host drives it from four threads at once, every one of
-them bounded:
+configuration most likely to expose races, serves for REDIS_SOAK_SECONDS while the host drives it
+from four threads at once, every one of them bounded.  `make test` runs a short soak (90 s, so
+that the whole suite stays within its time); `make soak` runs the long one (600 s; SOAK_SECONDS
+sets another length), and REDIS_SOAK_SECONDS=0 skips the test.  The loads:
 
 - redis-benchmark rounds, one after another, cycling through command mixes, pipelining depths,
   client counts and value sizes (BENCH_ROUNDS), each over a keyspace bounded by `-r`;
@@ -50,8 +51,8 @@ import pytest
 from records import PREFIX
 from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Resp, RespError, Server, flood, info, ycsb
 
-# The issue's 10 minutes, in `make test`; REDIS_SOAK_SECONDS sets another length, 0 skips.
-SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "600"))
+# The short soak of `make test`; `make soak` sets 600 s, 0 skips.
+SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "90"))
 ARCH, LOCK, CPUS = "x86_64", "fine", 4
 # Seconds between the monitor's INFO samples.
 MONITOR_PERIOD = 10.0
@@ -408,7 +409,7 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
     return len(acked.strings) + len(acked.fields) + 1, wrong
 
 
-@pytest.mark.skipif(SOAK_SECONDS <= 0, reason="REDIS_SOAK_SECONDS=0 skips the soak (default 600 s)")
+@pytest.mark.skipif(SOAK_SECONDS <= 0, reason="REDIS_SOAK_SECONDS=0 skips the soak (default 90 s; `make soak`: 600 s)")
 @pytest.mark.skipif(not LWIP_PRESENT, reason="lwIP's source could not be fetched into .deps/lwip "
                     "(tools/ensure_deps.sh says why)")
 @pytest.mark.skipif(shutil.which("redis-benchmark") is None,
