@@ -6,12 +6,16 @@ test used is attached to its report when the test fails.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
+import shutil
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import pytest
 
@@ -19,11 +23,25 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
 import qemu_run  # noqa: E402
-from records import parse_text, record_type  # noqa: E402
+from records import PREFIX, parse_text, record_type  # noqa: E402
 
 # Seconds a boot may take under TCG before the harness calls it hung.  TCG on
 # the two-core build machines runs 8 virtual CPUs slowly; scale with cpus.
 BOOT_TIMEOUT = float(os.environ.get("BOOT_TIMEOUT", "180"))
+
+
+ARCHES = ("x86_64", "arm-imx6")
+
+needs_arm_tools = pytest.mark.skipif(
+    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
+    reason="arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
+
+
+def on_port(arch: str, *values: object) -> object:
+    """A pytest parameter set whose first value is the port, skipped (saying why) where the port's
+    compiler or QEMU is missing; its id joins the values: "arm-imx6-fine-4"."""
+    return pytest.param(arch, *values, marks=[needs_arm_tools] if arch == "arm-imx6" else [],
+                        id="-".join(str(v) for v in (arch, *values)))
 
 
 class BuildError(Exception):
@@ -120,13 +138,81 @@ def config_id(config: tuple[str, int]) -> str:
     return f"{lock}-{cpus}cpu"
 
 
+LWIP_PRESENT = (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").is_file()
+
+# The reasons an in-guest test may skip for, each with the fact of the boot that makes it true:
+# its port, its cores, its devices, what the build has.  The guest's reason must start with one
+# of these phrases (userland/tests, SKIP), and the fact must hold of the boot that printed it.
+EXPECTED_SKIPS: list[tuple[str, Callable[["Boot"], bool]]] = [
+    ("this port has no I/O ports", lambda run: run.boot_record["arch"] != "x86_64"),
+    ("no i.MX6 ENET on this machine", lambda run: run.boot_record["arch"] != "arm-imx6"),
+    ("no e1000 on this machine",
+     lambda run: run.boot_record["arch"] != "x86_64" or "--net" not in run.argv),
+    ("no NIC on this machine", lambda run: "--net" not in run.argv),
+    ("needs 2 cores", lambda run: run.boot_record["cores"] < 2),
+    ("1 core online", lambda run: run.boot_record["cores"] == 1),
+    ("this build has no lwIP", lambda run: not LWIP_PRESENT),
+]
+
+
+def skip_is_expected(run: "Boot", reason: str) -> bool:
+    """Whether an in-guest skip's reason is one of EXPECTED_SKIPS, true of this boot."""
+    return any(reason.startswith(phrase) and holds(run) for phrase, holds in EXPECTED_SKIPS)
+
+
 def assert_guest_test_passed(run: Boot, name: str) -> None:
-    """The in-guest test `name` printed its record, and it passed (or skipped, with its reason)."""
+    """The in-guest test `name` printed its record, and it passed, or skipped for a reason that
+    holds of this boot (EXPECTED_SKIPS): any other skip is a failure."""
     record = run.tests.get(name)
     assert record is not None, f"the guest printed no record for {name} (status {run.status})"
+    reason = record.get("detail", "")
     if record["status"] == "skip":
-        pytest.skip(f"in-guest test {name} skipped: {record.get('detail', '')}")
-    assert record["status"] == "pass", record.get("detail", "")
+        assert skip_is_expected(run, reason), f"in-guest test {name} skipped unexpectedly: {reason}"
+        pytest.skip(f"in-guest test {name} skipped: {reason}")
+    assert record["status"] == "pass", reason
+
+
+def assert_booted(run: Boot, arch: str, cpus: int) -> None:
+    """The boot brought every core online, ran its IPI round and ended with status 0."""
+    assert run.status == 0, f"qemu_run exited {run.status}"
+    boot = run.boot_record
+    assert boot["arch"] == arch
+    assert boot["cores"] == cpus, f"{boot['cores']} of {cpus} cores online"
+    assert boot["cores_expected"] == cpus
+    # One core has no other core to signal: the kernel says the round was skipped.
+    assert boot["ipi_round"] == ("ok" if cpus > 1 else "skipped")
+    assert run.done_status == 0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# Seconds a host client may wait for a reply from a guest: long, because a slow host delays the
+# guest; only a bound on waiting, not a rate.
+CLIENT_TIMEOUT = 300.0
+
+
+def redis_cli(port: int, *args: str, timeout: float = CLIENT_TIMEOUT) -> str:
+    """Debian's redis-cli against 127.0.0.1:port; its output, stripped."""
+    proc = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
+                          capture_output=True, text=True, timeout=timeout)
+    assert proc.returncode == 0, f"redis-cli {' '.join(args)}: exit {proc.returncode}: {proc.stderr}"
+    return proc.stdout.strip()
+
+
+def console_record(value: dict) -> str:
+    """One `@@` console line carrying `value` (docs/console.md)."""
+    return PREFIX + json.dumps(value)
+
+
+def write_jsonl(path: Path, records: list[dict]) -> Path:
+    """Write records as a JSONL results file, as the sweep does."""
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
 
 
 def assert_panic_path(run, elf: Path, addr2line: str, fault_function: str) -> None:

@@ -14,7 +14,6 @@ import pytest
 
 from conftest import REPO, assert_guest_test_passed, build, config_id
 import qemu_run
-from records import parse_text
 
 NIC_TESTS = ["nic_open_reads_mac", "nic_arp_gateway", "nic_many_frames", "nic_rx_overflow_recovers",
              "nic_level_irq_redelivered_until_cleared", "nic_receive_on_another_core",

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_guest_test_passed, build, config_id
+from conftest import CLIENT_TIMEOUT, REPO, assert_guest_test_passed, build, config_id, redis_cli
 from records import PREFIX
 
 sys.path.insert(0, str(REPO / "tools"))
@@ -53,11 +53,10 @@ CONFIGS = [("x86_64", "bkl", 1, "single"), ("x86_64", "bkl", 4, "single"),
 SERVE_TIMEOUT = 600
 # The guest's own limit; the fixture stops it long before, when the module's tests are done.
 GUEST_TIMEOUT = 1800
-# Seconds a client waits for a connection or a reply, YCSB's Jedis included (its own default is
-# 10 s): only a bound on waiting.  A frame QEMU's e1000 drops while the guest's vCPU is not
-# running costs a slirp retransmission, 5.6-6 s later in the soak's captures, and more if that
-# one is dropped too (docs/network.md, "The soak test").
-CLIENT_TIMEOUT = 300
+# CLIENT_TIMEOUT (conftest) is how long a client waits for a connection or a reply, YCSB's Jedis
+# included (its own default is 10 s): only a bound on waiting.  A frame QEMU's e1000 drops while
+# the guest's vCPU is not running costs a slirp retransmission seconds later, and more if that
+# one is dropped too (docs/network.md).
 LWIP_TESTS = ["lwip_tcp_echo_backpressure", "lwip_tcp_protocol_close",
               "lwip_tcp_abrupt_disconnect", "lwip_tcp_open_waits_for_memory",
               "lwip_tcp_idle_connection_evicted", "lwip_tcp_connection_flood"]
@@ -147,13 +146,6 @@ def server(request):
         yield s
     finally:
         s.stop()
-
-
-def redis_cli(port: int, *args: str) -> str:
-    proc = subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
-                          capture_output=True, text=True, timeout=CLIENT_TIMEOUT)
-    assert proc.returncode == 0, f"redis-cli {' '.join(args)}: exit {proc.returncode}: {proc.stderr}"
-    return proc.stdout.strip()
 
 
 def test_set_get_on_every_port(server):

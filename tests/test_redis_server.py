@@ -18,25 +18,17 @@ import resource
 import shutil
 import socket
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO / "tools"))
+from conftest import REPO, free_port
 
 REDIS_SERVER = shutil.which("redis-server")
 REDIS_CLI = shutil.which("redis-cli")
 REDIS_BENCHMARK = shutil.which("redis-benchmark")
 SOCKET_TIMEOUT = 60.0
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_for_port(port: int, proc: subprocess.Popen) -> None:

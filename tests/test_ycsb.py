@@ -14,17 +14,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tools"))
 import ycsb  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def redis_cli(port: int, *args: str) -> str:
-    return subprocess.run(["redis-cli", "-h", "127.0.0.1", "-p", str(port), *args],
-                          capture_output=True, text=True, timeout=30, check=True).stdout.strip()
+from conftest import free_port, redis_cli  # noqa: E402
 
 
 @pytest.fixture
@@ -36,11 +26,10 @@ def redis_server(tmp_path):
     try:
         for _ in range(100):
             try:
-                if redis_cli(port, "PING") == "PONG":
-                    break
-            except subprocess.CalledProcessError:
-                pass
-            time.sleep(0.1)
+                socket.create_connection(("127.0.0.1", port), timeout=5).close()
+                break
+            except OSError:
+                time.sleep(0.1)
         yield port
     finally:
         proc.terminate()
