@@ -24,8 +24,8 @@
  * How long a race waits for another party's progress before it fails, in
  * spins: far longer than WAIT_ROUNDS.  Under QEMU each virtual CPU is a host
  * thread, and on a loaded host one can go unscheduled for seconds while the
- * waiter spins through its count (2026-11-25: arm-imx6 runs failed so, a
- * Call "never returned" and a party missed the start barrier).  A party that
+ * waiter spins through its count (a Call that seems never to return, a
+ * party that seems to miss the start barrier).  A party that
  * never makes progress still fails the race, only later.
  */
 #define RACE_WAIT_ROUNDS ((word_t)WAIT_ROUNDS * 64)
