@@ -56,7 +56,7 @@ uint64_t exp_delay(uint64_t *state, uint64_t mean);
 bool bench_icount(void);
 
 /*
- * A window for tools/profile.py (bench/window.c): the counter at the entry
+ * A window for tools/insn_profile.py (bench/window.c): the counter at the entry
  * of each marker, and the `window` record that gives the counted
  * difference and the operations done in between.
  */

@@ -18,9 +18,9 @@
  * A core that never stops running keeps the others off the host thread:
  * QEMU moves on to the next virtual core only when the running one halts,
  * pauses, or uses up a slice that lasts until the next timer deadline of
- * the virtual clock, and a busy ping-pong pair gave core 1 no turn at all
- * (per core [506050, 0], the same figure as one core alone; core 1 was still
- * in the boot IPI round when core 0's window closed).  So under icount each
+ * the virtual clock, and a busy ping-pong pair would give core 1 no turn at
+ * all (core 1 would still be in the boot IPI round when core 0's window
+ * closed, and the total would be one core's figure).  So under icount each
  * client executes arch_relax() (x86 PAUSE, which makes QEMU switch cores)
  * after every round trip: the cores then take turns round trip by round
  * trip.  The record says "shared_clock": the counter is the sum of all

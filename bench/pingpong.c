@@ -24,7 +24,7 @@
  * so that tools can give barriers and lock acquisitions per IPC.
  * window=1: after the measured runs, one more run of `iters` round trips
  * between the markers of bench/window.c, with its `window` record, for
- * tools/profile.py (make profile).
+ * tools/insn_profile.py (make profile).
  */
 #include <apps.h>
 #include "bench.h"

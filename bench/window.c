@@ -1,7 +1,7 @@
 /*
- * Measured windows for tools/profile.py.  A benchmark brackets the code it
- * wants profiled with bench_window_begin() and bench_window_end(); the tool
- * finds the first instruction of each in QEMU's execution trace and
+ * Measured windows for tools/insn_profile.py.  A benchmark brackets the
+ * code it wants profiled with bench_window_begin() and bench_window_end();
+ * the tool finds the first instruction of each in QEMU's execution trace and
  * attributes every instruction between them to a function.
  *
  * Both read the counter at the same distance from their first instruction

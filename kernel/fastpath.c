@@ -28,8 +28,9 @@
  * the only object lock: the Call's partner is identified under it, the
  * ReplyRecv's by the reply cap in the running thread's own caller slot,
  * and neither the running thread nor the partner needs its own lock
- * (docs/locking.md, "Issue 11, sixth round: fine", has the argument).  The
- * variants without object locks hold the whole kernel from the first look.
+ * (docs/locking.md, "Why `fine`'s fastpath may hold only the endpoint
+ * lock", has the argument).  The variants without object locks hold the
+ * whole kernel from the first look.
  * The ready queues are only read, without their lock
  * (sched_highest() says why that is safe).  The address space is loaded
  * after the lock release (after the commit under `rtm`), as the slow

@@ -4,7 +4,8 @@
  * LOCK=fine: reply_setup and reply_from run on the read side holding the
  * locks of the caller and the receiver (the two TCBs whose slots change);
  * the IPC fastpath calls reply_setup holding the endpoint's lock instead,
- * which covers both there (docs/locking.md, "Issue 11, sixth round: fine").
+ * which covers both there (docs/locking.md, "Why `fine`'s fastpath may
+ * hold only the endpoint lock").
  * Replacing a stale reply cap in the receiver's caller slot also unlinks
  * it from its own master, in a third TCB that is blocked on reply for
  * good: only this slot's holder could ever touch that master's link.

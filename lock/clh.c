@@ -67,7 +67,7 @@ void clh_init(struct clh_lock *lock, struct clh_core *cores, unsigned ncores)
     for (unsigned i = 0; i < CLH_CORES_STORAGE(ncores); i++) {
         /* Relaxed: nothing is shared yet; whoever starts the other cores
          * publishes these stores.  Every core's first node is marked (the
-         * ARMv7 acquire enqueues a node marked in advance, clh_acquire.h;
+         * ARMv7 acquire enqueues a node marked in advance, armv7/clh_armv7.h;
          * the C acquire marks it itself), the dummy is free. */
         __atomic_store_n(&cores[i].node.locked, i < ncores, __ATOMIC_RELAXED);
         cores[i].mine = &cores[i].node;

@@ -15,9 +15,9 @@ ARM_CPU       := -mcpu=cortex-a9 -marm -mfloat-abi=soft
 ARCH_KCFLAGS  := $(ARM_CPU) -mno-unaligned-access -fno-pic -fno-omit-frame-pointer \
                  -fno-asynchronous-unwind-tables -fno-unwind-tables
 # kernel/fastpath.c (Makefile): no frame pointer, which frees r11 for the
-# values the lock keeps across the fastpath (bkl: 16 -> 15 per entry).  The
-# x86_64 set, which also makes r4-r10 call-clobbered, measured worse (5 per
-# round trip, docs/locking.md).
+# values the lock keeps across the fastpath.  The x86_64 set, which also
+# makes r4-r10 call-clobbered, gives longer code here (docs/locking.md,
+# "Cost per entry").
 ARCH_FASTPATH_CFLAGS := -fomit-frame-pointer
 ARCH_KASFLAGS := $(ARM_CPU) -D__ASSEMBLY__
 ARCH_KLDFLAGS := $(ARM_CPU) -Wl,--build-id=none -Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments

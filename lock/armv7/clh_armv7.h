@@ -3,8 +3,7 @@
  * when built for ARM; x86 and the host tests use the C11 version there).
  * They run on every kernel entry of the `bkl` variant, and C11's mapping of
  * the acq_rel swap and the acquire load costs three DMBs where the ARMv7
- * memory model needs one (docs/locking.md, "Issue 11, sixth round: CLH on
- * ARMv7").
+ * memory model needs one (docs/locking.md, "The CLH lock on ARMv7").
  *
  *   1: ldr n, [c, #mine]       the node to enqueue: its word is already
  *                              nonzero (below)

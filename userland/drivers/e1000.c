@@ -31,8 +31,7 @@
  * refilled one descriptor per RDT write, a burst while the driver's core was
  * not running (4 TCG vCPUs on a loaded host) filled the ring, and the flush
  * that followed dropped all but one of the queued frames: slirp resent them
- * 1.5 and 3 s later (measured: 6% of requests of one redis-benchmark -c 50
- * round).  So taken descriptors go back when the ring is found empty or
+ * 1.5 and 3 s later (docs/network.md, "The stalls").  So taken descriptors go back when the ring is found empty or
  * RX_RETURN_BATCH are waiting, so that a flush meets many free buffers; and
  * the ring has 512 descriptors: as many frames as slirp can have in flight
  * towards the guest for 64 busy connections (a window of 8 segments each,

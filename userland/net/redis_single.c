@@ -2,8 +2,8 @@
  * The app `redis`'s one-instance layout (docs/network.md, layout=single):
  * on the root task's main thread, on core 0, one event loop drives the NIC
  * driver, one lwIP instance and one server (port 6379), whatever the number
- * of cores.  It is the default while the per-core layout (redis_percore.c)
- * stalls and loses connections under load (docs/network.md, "Status").
+ * of cores.  It is the default layout; the per-core one is redis_percore.c
+ * (docs/network.md, "The layouts").
  *
  * The loop blocks on the NIC's notification, which the NIC's interrupt and
  * the user-level timer (for lwIP's TCP timers) both signal.  The run never

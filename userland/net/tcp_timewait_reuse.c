@@ -11,10 +11,8 @@
  * gives that port reaches a guest still in TIME-WAIT for it: slirp answers
  * the old ACK with a reset, which TIME-WAIT ignores, and sends its SYN again
  * about 6 s and 18 s later, to the same answer, while the host client, whose
- * own handshake with QEMU succeeded, waits for its first reply.  The soak
- * test's captures show exactly this for every YCSB connection that timed out
- * (Jedis, 10 s) and for a verification request that waited 54 s
- * (docs/network.md, "TIME-WAIT and reused ports").
+ * own handshake with QEMU succeeded, waits for its first reply until the
+ * old TIME-WAIT runs out (docs/network.md, "TIME-WAIT and reused ports").
  *
  * RFC 1122 4.2.2.13 lets a connection in TIME-WAIT accept a new SYN whose
  * sequence number is beyond the end of the old connection (the rule Linux and
