@@ -61,8 +61,8 @@ MONITOR_PERIOD = 10.0
 # cannot finish after about 20 s (docs/network.md).  Only a bound on waiting, not a rate.
 DRAIN_TIMEOUT = 300.0
 # The key universe of the load is bounded by construction (redis-benchmark's -r, the
-# verification client's key counts, YCSB's records), so the heap's high water is too.  Measured
-# at 30 and 31 MiB in two 600 s soaks; the budget is about twice that, well inside the 192 MiB heap.
+# verification client's key counts, YCSB's records), so the heap's high water is too: about half of
+# this budget in a 600 s soak, and the budget is well inside the 192 MiB heap.
 HEAP_BUDGET = 64 << 20
 
 BENCH_KEYSPACE = 10000

@@ -4,10 +4,8 @@
 runs workload A on them.  Here: one boot each of x86_64 `bkl` on 1 CPU and `fine` on 4 CPUs, the
 load phase of 32,000 records (10 fields of 100 bytes each) and a run phase of 32,000 operations
 (50 % reads, 50 % updates, zipfian), with 0 errors, and then every record read back whole: the
-binding's key index (bench/ycsb) lists 32,000 keys, each a hash of 10 fields.
-
-The two took 84 s here (each a boot, two JVM starts, a load of about 10 s and a run of about 5 s:
-docs/benchmarks.md).
+binding's key index (bench/ycsb) lists 32,000 keys, each a hash of 10 fields.  Each is a boot,
+two JVM starts, a load and a run (docs/benchmarks.md).
 Skips, saying why, without lwIP's source or without Java and Maven.
 """
 from __future__ import annotations
