@@ -90,21 +90,32 @@ def _sweep_records(text: str, lock: str, cpus: int, icount: bool = True) -> list
     return [{**r, rec.META_KEY: meta} for r in rec.parse_text(text)]
 
 
-def test_report_has_a_row_per_configuration_and_says_what_tcg_means():
+def test_report_has_a_row_per_configuration_and_keeps_tcg_rates_apart():
     records = (_sweep_records(console("bkl", 1), "bkl", 1) + _sweep_records(console("bkl", 2), "bkl", 2)
                + _sweep_records(console("fine", 2, seconds=8.0), "fine", 2))
     text = redis_report.report(records)
     rows = [line.split() for line in text.splitlines() if line.startswith(("bkl ", "fine "))]
     assert [(r[0], r[1]) for r in rows] == [("bkl", "1"), ("bkl", "2"), ("fine", "2")]
     fine = rows[2]
-    assert fine[4] == "250.0"               # 2000 operations in 8 s
-    assert fine[5:8] == ["45", "(80", "10)"]  # mean utilisation, then each core's
-    assert fine[8] == "555.6"               # Xput = 250 / 0.45
-    assert fine[9] == "5.60" and fine[10] == "1,700" and fine[11] == "2,800"
-    assert "emulation speed" in text and "instr" in text
-    assert "machine-repairman prediction" in text
-    # The sweep's summary includes it.
-    assert "== Redis" in summary.report(records)
+    assert fine[4] == "5.60" and fine[5] == "1,700" and fine[6] == "2,800"   # entries, kernel, user per op
+    assert "instructions" in text and "machine-repairman prediction" in text
+    # Under TCG, throughput and Xput are emulation speed: only in the emulator report.
+    assert "Xput" not in text and "ops/s" not in text
+    rates = redis_report.emulator_report(records)
+    fine = [line.split() for line in rates.splitlines() if line.startswith("fine ")][0]
+    assert fine[3] == "250.0"               # 2000 operations in 8 s
+    assert fine[4:7] == ["45", "(80", "10)"]  # mean utilisation, then each core's
+    assert fine[7] == "555.6"               # Xput = 250 / 0.45
+    assert "not the kernel" in rates
+    # The sweep's summary has both, the rates in its emulator section.
+    summary_text = summary.report(records)
+    assert summary_text.index("## 3. Redis") < summary_text.index("## Emulator") < summary_text.index("Xput")
+
+
+def test_rates_of_boots_on_real_cores_stay_in_the_redis_section():
+    records = [{**r, rec.META_KEY: {**r[rec.META_KEY], "accel": "kvm", "icount": False}}
+               for r in _sweep_records(console("bkl", 2), "bkl", 2)]
+    assert "Xput" in redis_report.report(records) and redis_report.emulator_report(records) == ""
 
 
 def test_a_boot_without_a_window_is_left_out():

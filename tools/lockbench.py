@@ -364,6 +364,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--out", type=Path, help="the run folder (default results/lockbench-<time>)")
     p.add_argument("--build", type=Path, default=REPO / "build")
     p.add_argument("--report", type=Path, metavar="RUN", help="only print the report of a run folder")
+    p.add_argument("--no-report", action="store_true",
+                   help="only run and write the records (make run prints them in its report)")
     args = p.parse_args(argv)
     unknown = [v for v in args.variants if v not in VARIANTS]
     if unknown:
@@ -399,7 +401,8 @@ def main(argv=None, say=print) -> int:
     except (LockbenchError, OSError, KeyError, ValueError, subprocess.TimeoutExpired) as err:
         say(f"lockbench.py: {err}")
         return 1
-    say(report(records))
+    if not args.no_report:
+        say(report(records))
     return 0
 
 
