@@ -285,16 +285,16 @@ def report(records) -> str:
              f"critical section: {first['instructions']} instructions, the kernel's hold per "
              f"acquisition (from {meta(records[0]).get('hold_source', '?')}), and {first['lines']} "
              "footprint lines; one-core medians below"]
-    lines.append(f"  {'lock':<5} {'objects':<8} {'section':>8} {'entry':>8} {'lock cost':>9}  "
-                 "(cycles per entry, delay 0, 1 core)")
+    lines.append(f"  {'lock':<5} {'objects':<8} {'delay':>6} {'section':>8} {'entry':>8} {'lock cost':>9}  "
+                 "(cycles per entry on 1 core, at the smallest delay)")
     for variant, objects, delay in configurations(records):
         if delay != min(d for v, o, d in configurations(records) if v == variant and o == objects):
             continue
         one = [p for p in points(records, variant, objects, delay) if p.cores == 1]
         if one:
             p = one[0]
-            lines.append(f"  {variant:<5} {objects:<8} {p.section_cycles:>8.1f} {p.entry_cycles:>8.1f} "
-                         f"{p.entry_cycles - p.section_cycles:>9.1f}")
+            lines.append(f"  {variant:<5} {objects:<8} {delay:>6} {p.section_cycles:>8.1f} "
+                         f"{p.entry_cycles:>8.1f} {p.entry_cycles - p.section_cycles:>9.1f}")
     lines.append("")
     lines.append("throughput, kernel entries per 1,000 cycles (all cores; median of repetitions), "
                  "and the machine-repairman fit (s, a in cycles per entry; docs/model.md):")
