@@ -214,3 +214,14 @@ def test_cli_writes_the_report(tmp_path, capsys):
     written = (run / "report.md").read_text()
     assert written.startswith("# Report of run") and "TSC 2.500 GHz" in written
     assert written in capsys.readouterr().out
+
+
+def test_ports_are_kept_apart_in_ratios_and_hold_times():
+    records = icount_pingpongs() + icount_pingpongs("arm-imx6")
+    x86 = dict(cross("bkl", 0, 200, 190), lockstats=True, ipcs=100)
+    arm = dict(cross("bkl", 0, 200, 190, "arm-imx6"), lockstats=True, ipcs=100)
+    records += [lockstats(0, 100, 13000), x86, lockstats(0, 100, 1500), arm]
+    holds = {h.config.split()[0]: h.held_per_acquisition for h in summary.lock_holds(records)}
+    assert holds == {"x86_64": 130.0, "arm-imx6": 15.0}
+    configs = {r.config for r in summary.overhead_rows(records, "pingpong")}
+    assert configs == {"x86_64 cpus=1 length=0 same_space=False", "arm-imx6 cpus=1 length=0 same_space=False"}

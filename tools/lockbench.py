@@ -206,6 +206,7 @@ class Point:
     entry_cycles: float    # acquire + section + release, per entry
     section_cycles: float  # the section alone, uncontended
     runs: int
+    preemptions: float = 0  # involuntary context switches of the threads in a run (median)
 
 
 def meta(record: dict) -> dict:
@@ -227,7 +228,8 @@ def points(records, variant: str, objects: str, delay: int) -> list[Point]:
     for n, rs in sorted(by_cores.items()):
         out.append(Point(n, statistics.median(r["entries"] / r["elapsed_cycles"] for r in rs),
                          statistics.median(r["entry_cycles"] for r in rs),
-                         statistics.median(r["section_cycles"] for r in rs), len(rs)))
+                         statistics.median(r["section_cycles"] for r in rs), len(rs),
+                         statistics.median(r.get("preemptions", 0) for r in rs)))
     return out
 
 
@@ -299,12 +301,13 @@ def report(records) -> str:
     lines.append("throughput, kernel entries per 1,000 cycles (all cores; median of repetitions), "
                  "and the machine-repairman fit (s, a in cycles per entry; docs/model.md):")
     head = "".join(f"{'n=' + str(n):>8}" for n in cores)
-    lines.append(f"  {'lock':<5} {'objects':<8} {'delay':>6}{head}  {'s':>7} {'a':>8} {'R²':>6} "
-                 f"{'n*':>6} {'knee':>5} {'X(8)':>7} {'X(16)':>7}  note")
+    lines.append(f"  {'lock':<5} {'objects':<8} {'delay':>6}{head} {'preempt':>8}  {'s':>7} {'a':>8} "
+                 f"{'R²':>6} {'n*':>6} {'knee':>5} {'X(8)':>7} {'X(16)':>7}  note")
     for variant, objects, delay in configurations(records):
         pts = points(records, variant, objects, delay)
         by = {p.cores: p for p in pts}
         row = "".join(f"{by[n].throughput * 1e3:>8.3f}" if n in by else f"{'-':>8}" for n in cores)
+        row += f"{sum(p.preemptions for p in pts):>9.0f}"
         fitted, why = fit_points(pts)
         if fitted is None:
             lines.append(f"  {variant:<5} {objects:<8} {delay:>6}{row}  no fit: {why}")
@@ -316,6 +319,12 @@ def report(records) -> str:
         lines.append(f"  {variant:<5} {objects:<8} {delay:>6}{row}  {_num(fitted.s):>7} {_num(fitted.a):>8} "
                      f"{fitted.r2:>6.3f} {model.saturation_point(fitted.s, fitted.a):>6.1f} "
                      f"{'-' if knee is None else knee:>5}{predictions}  {note}")
+    preempted = sum(1 for r in timed(records) if r.get("preemptions", 0) > 0)
+    if preempted:
+        lines.append(f"  preempt: the threads' involuntary context switches (medians, summed over core "
+                     f"counts). {preempted} of {len(timed(records))} runs lost their CPU to another "
+                     "process at least once; their figures include waiting for the host's scheduler, "
+                     "and a fit through them describes this host's load as much as the lock")
     sections = [p.section_cycles for v, o, d in configurations(records)
                 for p in points(records, v, o, d) if p.cores == 1]
     if sections:

@@ -54,10 +54,13 @@ class Row:
 
 
 def config_label(r: dict) -> str:
-    """Which configuration of its benchmark a record measured."""
+    """Which configuration of its benchmark a record measured, and on which
+    port when the record says (a report may hold both ports' runs)."""
+    arch = r.get("env", {}).get("arch")
+    words = [arch] if arch else []
     if r["bench"] == "mcpingpong":
-        return f"delay={rec.field(r, 'delay')} cores={rec.field(r, 'cores')}"
-    words = [f"cpus={r.get('env', {}).get('cpus', '?')}"]
+        return " ".join(words + [f"delay={rec.field(r, 'delay')} cores={rec.field(r, 'cores')}"])
+    words += [f"cpus={r.get('env', {}).get('cpus', '?')}"]
     words += [f"{k}={v}" for k, v in sorted(r.get("config", {}).items()) if k not in SAMPLING]
     return " ".join(words)
 
@@ -109,10 +112,10 @@ def overhead_table(records, bench: str | None = "pingpong") -> str:
     rows = overhead_rows(records, bench)
     if not rows:
         return "no variant can be compared with 'none' (no matching records)"
-    lines = [f"{'benchmark':<11} {'configuration':<32} {'figure':<16} {'lock':<5} "
+    lines = [f"{'benchmark':<11} {'configuration':<41} {'figure':<16} {'lock':<5} "
              f"{'x none':>7} {'min-max':>13} {'boots':>5}"]
     for row in sorted(rows, key=lambda r: (r.unit, r.bench, r.config, r.metric, r.lock)):
-        lines.append(f"{row.bench:<11} {row.config:<32} {row.metric:<16} {row.lock:<5} "
+        lines.append(f"{row.bench:<11} {row.config:<41} {row.metric:<16} {row.lock:<5} "
                      f"{row.ratio:>7.3f} {row.low:>6.3f}-{row.high:<6.3f} {row.runs:>5}")
     units = sorted({row.unit for row in rows})
     lines.append(f"(figures in {', '.join(units)})")
@@ -216,13 +219,13 @@ def hold_report(records, bench: str | None = None) -> str:
     units = sorted({h.unit for h in holds})
     lines = [f"kernel lock per acquisition, from lockstats windows (in {', '.join(units)}; "
              "p50/p90: histogram bucket bounds):",
-             f"  {'lock':<5} {'benchmark':<11} {'configuration':<32} {'held':>8} {'p50':>6} "
+             f"  {'lock':<5} {'benchmark':<11} {'configuration':<41} {'held':>8} {'p50':>6} "
              f"{'p90':>6} {'waited':>8} {'contended':>9} {'acq/IPC':>8} {'barriers/IPC':>12}"]
     for h in sorted(holds, key=lambda h: (h.lock, h.bench, h.cores, h.config)):
         acq_ipc, bar_ipc = h.per_ipc(h.acquisitions), h.per_ipc(h.barriers)
         p50, p90 = h.held_percentile(0.5), h.held_percentile(0.9)
         lines.append(
-            f"  {h.lock:<5} {h.bench:<11} {h.config:<32} {h.held_per_acquisition:>8.1f} "
+            f"  {h.lock:<5} {h.bench:<11} {h.config:<41} {h.held_per_acquisition:>8.1f} "
             f"{'<' + str(p50) if p50 else '-':>6} {'<' + str(p90) if p90 else '-':>6} "
             f"{h.waited_per_acquisition:>8.1f} {h.contended / h.acquisitions:>8.1%} "
             f"{'-' if acq_ipc is None else format(acq_ipc, '.2f'):>8} "

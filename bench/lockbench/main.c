@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 struct options {
@@ -42,6 +43,7 @@ struct core_result {
     _Alignas(LOCK_CACHE_LINE) uint64_t entries;
     uint64_t entry_cycles;    /* sum of entry_run() times */
     uint64_t finished_at;     /* TSC when the thread left its loop */
+    uint64_t preemptions;     /* involuntary context switches during the run */
     bool pinned;
 };
 
@@ -91,6 +93,8 @@ static void *core_main(void *arg)
     while (!__atomic_load_n(&go.value, __ATOMIC_ACQUIRE)) {
         __asm__ volatile("pause");
     }
+    struct rusage before, after;
+    getrusage(RUSAGE_THREAD, &before);
     while (!__atomic_load_n(&stop.value, __ATOMIC_RELAXED)) {
         entry_think(think_time(&random));
         r->entries++;
@@ -98,6 +102,9 @@ static void *core_main(void *arg)
         r->entry_cycles += entry_run(o, &opt.shape, force);
     }
     r->finished_at = lock_env_cycles();
+    getrusage(RUSAGE_THREAD, &after);
+    /* Another process took this thread's CPU: the run measured the host's scheduler too. */
+    r->preemptions = (uint64_t)(after.ru_nivcsw - before.ru_nivcsw);
     return NULL;
 }
 
@@ -277,12 +284,13 @@ int main(int argc, char **argv)
     nanosleep(&run, NULL);
     __atomic_store_n(&stop.value, 1, __ATOMIC_RELAXED);
 
-    uint64_t entries = 0, entry_cycles = 0, end = start, sections = 0;
+    uint64_t entries = 0, entry_cycles = 0, end = start, sections = 0, preemptions = 0;
     bool pinned = true;
     for (unsigned core = 0; core < opt.cores; core++) {
         pthread_join(threads[core], NULL);
         entries += results[core].entries;
         entry_cycles += results[core].entry_cycles;
+        preemptions += results[core].preemptions;
         pinned = pinned && results[core].pinned;
         end = results[core].finished_at > end ? results[core].finished_at : end;
     }
@@ -298,12 +306,13 @@ int main(int argc, char **argv)
            "\"delay\": %.0f, \"instructions\": %" PRIu64 ", \"lines\": %u, \"ms\": %u, "
            "\"abort_every\": %u, \"pinned\": %s, \"entries\": %" PRIu64 ", \"sections\": %" PRIu64
            ", \"exclusive\": %s, \"elapsed_cycles\": %" PRIu64 ", \"tsc_hz\": %.0f, "
-           "\"entry_cycles\": %.1f, \"section_cycles\": %.1f, \"per_core_entries\": [",
+           "\"entry_cycles\": %.1f, \"section_cycles\": %.1f, \"preemptions\": %" PRIu64
+           ", \"per_core_entries\": [",
            lock_variant_name, opt.cores, opt.shared ? "shared" : "disjoint", opt.delay,
            opt.shape.instructions, opt.shape.lines, opt.ms, opt.abort_every,
            pinned ? "true" : "false", entries, sections, sections == entries ? "true" : "false",
            elapsed, tsc_hz,
-           entries ? (double)entry_cycles / (double)entries : 0.0, section);
+           entries ? (double)entry_cycles / (double)entries : 0.0, section, preemptions);
     for (unsigned core = 0; core < opt.cores; core++) {
         printf("%s%" PRIu64, core ? ", " : "", results[core].entries);
     }
