@@ -152,3 +152,49 @@ def test_a_guest_without_a_redis_server_is_a_skip_with_its_reason():
     status, text = redis_run.run([sys.executable, "-c", guest], timeout=30, requests=10, clients=1)
     assert status == redis_run.SKIPPED
     assert text.rstrip().splitlines()[-1].endswith("root task: unknown app 'redis'")
+
+
+def fake_info_server(replies):
+    """A one-thread server on 127.0.0.1 answering each connection's INFO with the next reply."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def serve():
+        for reply in replies:
+            conn, _ = listener.accept()
+            with conn:
+                assert conn.recv(64) == b"*1\r\n$4\r\nINFO\r\n"
+                conn.sendall(b"$%d\r\n%s\r\n" % (len(reply), reply))
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def test_commands_processed_reads_info():
+    body = b"# Server\r\nredis_version:7.0.15\r\n\r\n# Stats\r\ntotal_commands_processed:4242\r\n" + b"x" * 5000
+    port = fake_info_server([body, b"# Server\r\nredis_version:7.0.15\r\n"])
+    assert redis_run.commands_processed(port, 5.0) == 4242
+    assert redis_run.commands_processed(port, 5.0) is None   # a server without the count
+
+
+def test_server_operations_leave_out_the_hosts_own_commands():
+    # Two ports: each counts its first INFO; the first also the two DEBUG KSTATS marks.
+    before = {40000: 10, 40001: 0}
+    after = {40000: 10 + 1 + 2 + 400, 40001: 1 + 400}
+    assert redis_run.server_operations(before, after) == 800
+    assert redis_run.server_operations(before, {40000: 413, 40001: None}) is None
+    assert redis_run.server_operations({}, after) is None
+
+
+def test_the_table_says_where_operations_were_counted():
+    server = console(cpus=1).replace('"ops": 2000', '"ops": 2000, "ops_source": "server"')
+    assert redis_figures.figures(rec.parse_text(server))["ops_source"] == "server"
+    text = redis_report.report(_sweep_records(server, "bkl", 1))
+    assert "ops: the servers' own count of commands run in the window" in text
+    text = redis_report.report(_sweep_records(console(cpus=1), "bkl", 1))
+    assert "ops: the clients' configured requests, not a count the servers kept" in text

@@ -105,7 +105,13 @@ def per_op_table(found: list[Boot]) -> str:
     unit = "instructions" if any(b.icount for b in found) else "cycles"
     head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'entries/op':>11}{'kernel/op':>11}"
             f"{'user/op':>11}{'lock/op':>10}")
-    lines = [f"(per operation, in {unit}; lock/op only from LOCKSTATS=1 builds, the -stats rows)", head]
+    sources = {b.figures.get("ops_source", "configured") for b in found}
+    counted = ("the servers' own count of commands run in the window (INFO total_commands_processed)"
+               if sources == {"server"} else
+               "the clients' configured requests, not a count the servers kept" if sources == {"configured"}
+               else "the servers' count where they kept one, else the clients' configured requests")
+    lines = [f"(per operation, in {unit}; ops: {counted}; lock/op only from LOCKSTATS=1 builds, "
+             "the -stats rows)", head]
     for (lock, cpus), group in configurations(found).items():
         figs = [b.figures for b in group]
         lines.append(
