@@ -386,6 +386,8 @@ def _cmd_fit(args) -> int:
     print(f"fit at delay {delay}: s = {result.s:.1f} {unit}, a = {result.a:.1f} {unit}, "
           f"R² = {result.r2:.4f} over {result.points} points"
           + (" (exact: two parameters, two points)" if result.exact else ""))
+    if result.undetermined:
+        print(f"  {result.undetermined}")
     print(f"saturation point n* = (a+s)/s = {saturation_point(result.s, result.a):.1f} cores; "
           + knee_text(result.s, result.a, args.fraction))
     print(f"{'delay':>8} {'a':>10} {'R² (predicted)':>15}")

@@ -48,10 +48,10 @@ uint64_t entry_fixed_instructions(unsigned lines);
 void entry_section(struct entry_object *o, const struct entry_shape *shape);
 
 /*
- * One kernel entry on object o.  Every force_abort-th call inside the section
- * calls kernel_lock_require_exclusive(), which aborts an RTM transaction
- * (0: never).  Returns the cycles from before the acquire to after the
- * release.
+ * One kernel entry on object o.  With force_abort the section first calls
+ * kernel_lock_require_exclusive(), which aborts an RTM transaction so that
+ * the entry runs again holding the lock.  Returns the cycles from before the
+ * acquire to after the release.
  */
 uint64_t entry_run(struct entry_object *o, const struct entry_shape *shape, bool force_abort);
 
