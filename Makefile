@@ -106,7 +106,7 @@ USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run test soak debug profile clean deps help print-build-dir
+.PHONY: all kernel iso uimage qemu run lockbench test soak debug profile clean deps help print-build-dir
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -199,12 +199,28 @@ profile: $(KERNEL_ELF)
 	@$(PYTHON) tools/insn_profile.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) --cpus $(PROFILE_CPUS) \
 	    $(if $(filter 1,$(UNSAFE)),--unsafe) --cmdline "app=$(APP) $(ARGS)" --json $(BUILD)/profile-$(APP).json
 
-# The main job: a short comparison of every variant (tools/sweep.py), then the
-# single-core ping-pong on arm-imx6, so that the summary's IPC path targets
-# (docs/results.md) are printed for both ports.
+# The main job (docs/results.md): every variant in QEMU (tools/sweep.py --quick),
+# the single-core ping-pong on arm-imx6 too, the kernel's lock code on this
+# host's cores (tools/lockbench.py, its hold time from the first sweep's bkl
+# lockstats), then one report of all three (tools/summary.py), printed and
+# written to results/<run>/report.md.  A failed step does not stop the
+# others; the exit status says whether any failed.
+RUN_NAME := $(shell date -u +%Y%m%d-%H%M%S)
 run: deps
-	@.venv/bin/python tools/sweep.py --quick
-	@.venv/bin/python tools/sweep.py --quick --arch arm-imx6 --benchmarks pingpong
+	@status=0; \
+	.venv/bin/python tools/sweep.py --quick --run $(RUN_NAME) --no-report || status=1; \
+	.venv/bin/python tools/sweep.py --quick --arch arm-imx6 --benchmarks pingpong \
+	    --run $(RUN_NAME)/arm-imx6 --no-report || status=1; \
+	.venv/bin/python tools/lockbench.py --out results/$(RUN_NAME) --hold-from results/$(RUN_NAME) \
+	    --reps 3 --ms 100 --no-report || status=1; \
+	.venv/bin/python tools/summary.py results/$(RUN_NAME) results/$(RUN_NAME)/arm-imx6 \
+	    --write results/$(RUN_NAME)/report.md --plots results/$(RUN_NAME)/plots || status=1; \
+	exit $$status
+
+# The kernel's lock code on this host's cores alone (docs/benchmarks.md); e.g.
+# make lockbench LOCKBENCH_ARGS="--cores 1,2,4,8,16".
+lockbench: deps
+	@.venv/bin/python tools/lockbench.py $(LOCKBENCH_ARGS)
 
 # The whole test suite.
 test: deps

@@ -118,8 +118,58 @@ def test_fit_recovers_known_parameters_from_noisy_data():
 
 
 def test_fit_rejects_a_single_core_count():
-    with pytest.raises(ValueError, match="two or more core counts"):
+    with pytest.raises(ValueError, match="not determined.*two or more core counts"):
         model.fit([2, 2], [1e-3, 1e-3])
+
+
+@pytest.mark.parametrize("s, a", [(300, 4000), (164, 500), (613, 32000), (40, 8000)])
+def test_fit_recovers_known_s_and_a_on_1_to_16_cores(s, a):
+    cores = [1, 2, 3, 4, 6, 8, 12, 16]
+    fit = model.fit(cores, model.curve(cores, s, a))
+    assert fit.s == pytest.approx(s, rel=1e-4) and fit.a == pytest.approx(a, rel=1e-4)
+    assert fit.determined and fit.r2 == pytest.approx(1.0) and fit.s_error < 1e-3
+
+
+@pytest.mark.parametrize("measured", [
+    [1.0, 2.1, 3.0],          # faster than linear from 1 to 2 cores
+    [1.0, 1.2, 0.9],          # throughput falls with cores
+    [1.0, 1e-9, 1e9],         # wild
+    [1.0, 2.0, 4.0],          # exactly linear
+    [1.0, 1.0, 1.0],          # flat
+])
+def test_fit_never_warns_or_overflows(measured):
+    """Levenberg-Marquardt on unbounded logs once stepped to exp(1000)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fit = model.fit([1, 2, 4], np.array(measured) * 1e-3)
+    assert np.isfinite(fit.s) and np.isfinite(fit.a) and fit.s > 0 and fit.a > 0
+
+
+def test_fit_says_s_is_not_determined_without_contention():
+    fit = model.fit([1, 2, 4, 8], [1e-3, 2e-3, 4e-3, 8e-3])
+    assert not fit.determined and "s not determined" in fit.undetermined
+
+
+def test_fit_says_a_is_not_determined_when_saturated_from_one_core():
+    fit = model.fit([1, 2, 4], [1e-3, 1e-3, 1e-3])
+    assert not fit.determined and "a not determined" in fit.undetermined
+
+
+def test_fit_says_when_the_model_does_not_describe_the_points():
+    fit = model.fit([1, 2, 4], [1e-3, 1.2e-3, 0.9e-3])
+    assert not fit.determined and "does not describe" in fit.undetermined
+
+
+def test_fit_through_two_points_is_exact_not_tested():
+    fit = model.fit([1, 2], [1 / 4300, model.throughput(2, 300, 4000)])
+    assert fit.exact and fit.s_error is None
+    assert fit.s == pytest.approx(300, rel=1e-6) and fit.a == pytest.approx(4000, rel=1e-6)
+
+
+def test_fit_rejects_non_finite_throughput():
+    with pytest.raises(ValueError, match="positive and finite"):
+        model.fit([1, 2], [1e-3, float("inf")])
 
 
 def mcpingpong(delay, cores, per_cycle, hz, unit="cycles", lock="bkl"):

@@ -54,3 +54,28 @@ def test_cli_writes_every_figure(tmp_path):
     names = sorted(p.name for p in (run / "plots").iterdir())
     assert names == sorted(f"{stem}.{ext}" for stem in ("ipc_cost", "scaling_bkl", "bounds_bkl",
                                                           "variants") for ext in ("png", "svg"))
+
+
+def lockbench_records():
+    out = []
+    for variant, s in (("none", 1.0), ("bkl", 300.0)):
+        for n in (1, 2, 3, 4):
+            x = model.throughput(n, s, 4000)
+            out.append({"lockbench": {"variant": variant, "objects": "shared", "delay": 2000, "cores": n,
+                                      "entries": round(x * 1e9), "elapsed_cycles": 1e9,
+                                      "entry_cycles": 400.0, "section_cycles": 40.0},
+                        "sweep": {"stats_build": False}})
+    return out
+
+
+def test_lockbench_figure_and_where_emulator_figures_go(tmp_path):
+    paths = plots.lockbench_scaling(lockbench_records(), tmp_path / "lb")
+    assert sorted(p.suffix for p in paths) == [".png", ".svg"] and paths[0].stat().st_size > 1000
+    assert plots.lockbench_scaling(lockbench_records(), tmp_path / "lb2", "disjoint") == []
+    shared_clock = [dict(r, shared_clock=True) if r["bench"] == "mcpingpong" else r
+                    for r in synthetic_records()]
+    written = plots.write_all(shared_clock, tmp_path / "out", lockbench_records=lockbench_records())
+    names = {str(p.relative_to(tmp_path / "out")) for p in written}
+    assert {"lockbench_shared.png", "ipc_cost.png", "emulator/scaling_bkl.png",
+            "emulator/variants.png"} <= names
+    assert "scaling_bkl.png" not in names

@@ -90,21 +90,32 @@ def _sweep_records(text: str, lock: str, cpus: int, icount: bool = True) -> list
     return [{**r, rec.META_KEY: meta} for r in rec.parse_text(text)]
 
 
-def test_report_has_a_row_per_configuration_and_says_what_tcg_means():
+def test_report_has_a_row_per_configuration_and_keeps_tcg_rates_apart():
     records = (_sweep_records(console("bkl", 1), "bkl", 1) + _sweep_records(console("bkl", 2), "bkl", 2)
                + _sweep_records(console("fine", 2, seconds=8.0), "fine", 2))
     text = redis_report.report(records)
     rows = [line.split() for line in text.splitlines() if line.startswith(("bkl ", "fine "))]
     assert [(r[0], r[1]) for r in rows] == [("bkl", "1"), ("bkl", "2"), ("fine", "2")]
     fine = rows[2]
-    assert fine[4] == "250.0"               # 2000 operations in 8 s
-    assert fine[5:8] == ["45", "(80", "10)"]  # mean utilisation, then each core's
-    assert fine[8] == "555.6"               # Xput = 250 / 0.45
-    assert fine[9] == "5.60" and fine[10] == "1,700" and fine[11] == "2,800"
-    assert "emulation speed" in text and "instr" in text
-    assert "machine-repairman prediction" in text
-    # The sweep's summary includes it.
-    assert "== Redis" in summary.report(records)
+    assert fine[4] == "5.60" and fine[5] == "1,700" and fine[6] == "2,800"   # entries, kernel, user per op
+    assert "instructions" in text and "machine-repairman prediction" in text
+    # Under TCG, throughput and Xput are emulation speed: only in the emulator report.
+    assert "Xput" not in text and "ops/s" not in text
+    rates = redis_report.emulator_report(records)
+    fine = [line.split() for line in rates.splitlines() if line.startswith("fine ")][0]
+    assert fine[3] == "250.0"               # 2000 operations in 8 s
+    assert fine[4:7] == ["45", "(80", "10)"]  # mean utilisation, then each core's
+    assert fine[7] == "555.6"               # Xput = 250 / 0.45
+    assert "not the kernel" in rates
+    # The sweep's summary has both, the rates in its emulator section.
+    summary_text = summary.report(records)
+    assert summary_text.index("## 3. Redis") < summary_text.index("## Emulator") < summary_text.index("Xput")
+
+
+def test_rates_of_boots_on_real_cores_stay_in_the_redis_section():
+    records = [{**r, rec.META_KEY: {**r[rec.META_KEY], "accel": "kvm", "icount": False}}
+               for r in _sweep_records(console("bkl", 2), "bkl", 2)]
+    assert "Xput" in redis_report.report(records) and redis_report.emulator_report(records) == ""
 
 
 def test_a_boot_without_a_window_is_left_out():
@@ -141,3 +152,49 @@ def test_a_guest_without_a_redis_server_is_a_skip_with_its_reason():
     status, text = redis_run.run([sys.executable, "-c", guest], timeout=30, requests=10, clients=1)
     assert status == redis_run.SKIPPED
     assert text.rstrip().splitlines()[-1].endswith("root task: unknown app 'redis'")
+
+
+def fake_info_server(replies):
+    """A one-thread server on 127.0.0.1 answering each connection's INFO with the next reply."""
+    import socket
+    import threading
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+
+    def serve():
+        for reply in replies:
+            conn, _ = listener.accept()
+            with conn:
+                assert conn.recv(64) == b"*1\r\n$4\r\nINFO\r\n"
+                conn.sendall(b"$%d\r\n%s\r\n" % (len(reply), reply))
+        listener.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener.getsockname()[1]
+
+
+def test_commands_processed_reads_info():
+    body = b"# Server\r\nredis_version:7.0.15\r\n\r\n# Stats\r\ntotal_commands_processed:4242\r\n" + b"x" * 5000
+    port = fake_info_server([body, b"# Server\r\nredis_version:7.0.15\r\n"])
+    assert redis_run.commands_processed(port, 5.0) == 4242
+    assert redis_run.commands_processed(port, 5.0) is None   # a server without the count
+
+
+def test_server_operations_leave_out_the_hosts_own_commands():
+    # Two ports: each counts its first INFO; the first also the two DEBUG KSTATS marks.
+    before = {40000: 10, 40001: 0}
+    after = {40000: 10 + 1 + 2 + 400, 40001: 1 + 400}
+    assert redis_run.server_operations(before, after) == 800
+    assert redis_run.server_operations(before, {40000: 413, 40001: None}) is None
+    assert redis_run.server_operations({}, after) is None
+
+
+def test_the_table_says_where_operations_were_counted():
+    server = console(cpus=1).replace('"ops": 2000', '"ops": 2000, "ops_source": "server"')
+    assert redis_figures.figures(rec.parse_text(server))["ops_source"] == "server"
+    text = redis_report.report(_sweep_records(server, "bkl", 1))
+    assert "ops: the servers' own count of commands run in the window" in text
+    text = redis_report.report(_sweep_records(console(cpus=1), "bkl", 1))
+    assert "ops: the clients' configured requests, not a count the servers kept" in text

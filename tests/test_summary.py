@@ -1,4 +1,5 @@
-"""tools/summary.py: overhead ratios over `none` from hand-made records."""
+"""tools/summary.py: the report's sections, their order, and what stays out
+of the default report, from hand-made records."""
 
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_ratio_of_medians_with_spread_over_boots():
     bkl = rows[("pingpong", "call", "bkl")]
     assert bkl.ratio == pytest.approx(101 / 100)            # median(103, 99) / median(100, 110, 90)
     assert (bkl.low, bkl.high) == pytest.approx((99 / 110, 103 / 90))
-    assert bkl.runs == 2 and bkl.target == 1.03
+    assert bkl.runs == 2
     fine = rows[("pingpong", "round_trip", "fine")]
     assert fine.ratio == pytest.approx(230 / 180) and fine.runs == 1
     assert ("pingpong", "call", "none") not in rows
@@ -48,22 +49,19 @@ def test_throughput_ratio_is_inverted_so_above_one_is_slower():
     rows = summary.overhead_rows(records)
     assert len(rows) == 1
     assert rows[0].ratio == pytest.approx(1.25) and rows[0].config == "delay=4000 cores=2"
-    assert rows[0].target is None
+    assert summary.overhead_rows(records, "pingpong") == []
 
 
-def test_table_marks_targets_and_reference_unit():
-    table = summary.report([pingpong("none", 200, 200, "instructions"),
-                            pingpong("bkl", 210, 200, "instructions"),
-                            pingpong("fine", 230, 230, "instructions")])
-    call_lines = [line for line in table.splitlines() if " call " in line and "pingpong" in line]
-    assert "1.050" in call_lines[0] and "<= 1.03 MISSED" in call_lines[0]   # bkl
-    assert "1.150" in call_lines[1] and "<= 1.20 ok" in call_lines[1]       # fine
-    assert "reference only: ours is in instructions under TCG" in table
-    assert "bkl   call 210 (seL4 775)  reply_recv 200 (seL4 646)" in table
-    assert "queueing model (bkl): no fit: no mcpingpong records for lock bkl" in table
-    assert "no lockstats windows" in table
-    cycles = summary.report([pingpong("none", 200, 200), pingpong("bkl", 201, 200)])
-    assert "reference only" not in cycles and "seL4 775" in cycles
+def test_report_has_no_stale_targets_or_cycle_references():
+    text = summary.report([pingpong("none", 200, 200, "instructions"),
+                           pingpong("bkl", 210, 200, "instructions"),
+                           pingpong("fine", 230, 230, "instructions")])
+    call_lines = [line for line in text.splitlines() if " call " in line and "pingpong" in line]
+    assert "1.050" in call_lines[0] and "1.150" in call_lines[1]
+    assert "1.03" not in text and "1.20" not in text and "MISSED" not in text
+    assert "seL4" not in text and "775" not in text
+    assert "no lockstats windows" in text
+    assert "lockbench" in text and "not run: python3 tools/lockbench.py" in text
 
 
 def lockstats(core, acquisitions, held, waited=0, barriers=None, histogram=(0, 0, 0)):
@@ -118,6 +116,7 @@ def test_shared_clock_note_and_per_core_time():
     shared = [dict(mcpingpong("bkl", 0, n, 500000.0), shared_clock=True) for n in (1, 2, 4)]
     text = summary.report(shared)
     assert "QEMU ran the cores one after another" in text
+    assert text.index("## Emulator") < text.index("QEMU ran the cores one after another")
     assert "no fit" not in text
     assert "QEMU ran the cores" not in summary.report([mcpingpong("bkl", 0, 1, 5.0)])
 
@@ -143,3 +142,86 @@ def test_ipc_targets_from_icount_figures():
     assert rows[("x86_64", "fine lock per kernel entry")] == (60, "<= 40 MISSED")
     assert rows[("arm-imx6", "none reply_recv, one way")] == (400, "<= 200 MISSED")
     assert "fine lock per kernel entry (round trip 1.324 x none)" in summary.ipc_target_table(records)
+
+
+def icount_pingpongs(arch="x86_64"):
+    return [cross("none", 0, 190, 180, arch), cross("bkl", 0, 200, 190, arch),
+            cross("fine", 0, 230, 220, arch)] + ([cross("rtm", 0, 205, 195, arch)] if arch == "x86_64" else [])
+
+
+def lockbench_records():
+    out = []
+    for variant in ("none", "bkl"):
+        for n in (1, 2):
+            x = model.throughput(n, 300 if variant == "bkl" else 1, 4000)
+            out.append({"lockbench": {"variant": variant, "objects": "shared", "delay": 2000, "cores": n,
+                                      "instructions": 131, "lines": 4, "entries": round(x * 1e9),
+                                      "elapsed_cycles": 1e9, "tsc_hz": 2.5e9, "entry_cycles": 400.0,
+                                      "section_cycles": 40.0,
+                                      "rtm": {"usable": False, "why": "no TSX", "commits": 0,
+                                              "aborts": {}, "fallbacks": 0}},
+                        "sweep": {"rep": 0, "stats_build": False, "host": {"cpu": "test", "cpus": 2}}})
+    return out
+
+
+def tcg_redis(lock, cpus):
+    from redis_console import console
+    import records as rec
+    meta = {"job": f"{lock}/redis/cpus={cpus}/delay=-/rep=0", "lock": lock, "cpus": cpus,
+            "icount": True, "accel": "tcg"}
+    return [{**r, rec.META_KEY: meta} for r in rec.parse_text(console(lock, cpus))]
+
+
+def test_report_sections_in_the_issues_order():
+    records = icount_pingpongs() + icount_pingpongs("arm-imx6") + tcg_redis("bkl", 1) + tcg_redis("bkl", 2)
+    text = summary.report(records, lockbench_records(), title="Report of test")
+    heads = [line for line in text.splitlines() if line.startswith("## ")]
+    assert heads == ["## 1. Single-core IPC per variant (exact instructions, QEMU -icount)",
+                     "## 2. lockbench: the kernel's lock code on this host's cores (TSC cycles)",
+                     "## 3. Redis: instructions per operation",
+                     "## Emulator (these figures describe QEMU, not the kernel)"]
+    first = text[text.index("## 1."):text.index("## 2.")]
+    assert "x86_64    bkl       200        190        390   1.054       10.0" in first
+    assert "arm-imx6  fine      230        220        450   1.216       40.0" in first
+    assert "current targets" in first and "<= 200 ok" in first
+    second = text[text.index("## 2."):text.index("## 3.")]
+    assert "TSC 2.500 GHz" in second and "X(8)" in second and "X(16)" in second
+    third = text[text.index("## 3."):text.index("## Emulator")]
+    assert "kernel/op" in third and "user/op" in third and "lock/op" in third
+
+
+def test_emulator_only_figures_stay_out_of_the_default_report():
+    """Throughput against cores under -icount, and Redis throughput and Xput
+    under TCG, only in the emulator section."""
+    shared = [dict(mcpingpong("bkl", 0, n, 500000.0), shared_clock=True) for n in (1, 2, 4)]
+    records = icount_pingpongs() + tcg_redis("bkl", 2) + shared
+    text = summary.report(records, lockbench_records())
+    default, emulator = text.split("## Emulator")
+    for emulator_only in ("Xput", "ops/s", "queueing model (bkl", "total_rtt_per_s", "emulation"):
+        assert emulator_only not in default, emulator_only
+    assert "Xput" in emulator and "ops/s" in emulator and "queueing model (bkl" in emulator
+    # Without such records there is no emulator section at all.
+    assert "## Emulator" not in summary.report(icount_pingpongs(), lockbench_records())
+
+
+def test_cli_writes_the_report(tmp_path, capsys):
+    import json
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in icount_pingpongs()))
+    (run / "lockbench.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lockbench_records()))
+    assert summary.main([str(run), "--write", str(run / "report.md")]) == 0
+    written = (run / "report.md").read_text()
+    assert written.startswith("# Report of run") and "TSC 2.500 GHz" in written
+    assert written in capsys.readouterr().out
+
+
+def test_ports_are_kept_apart_in_ratios_and_hold_times():
+    records = icount_pingpongs() + icount_pingpongs("arm-imx6")
+    x86 = dict(cross("bkl", 0, 200, 190), lockstats=True, ipcs=100)
+    arm = dict(cross("bkl", 0, 200, 190, "arm-imx6"), lockstats=True, ipcs=100)
+    records += [lockstats(0, 100, 13000), x86, lockstats(0, 100, 1500), arm]
+    holds = {h.config.split()[0]: h.held_per_acquisition for h in summary.lock_holds(records)}
+    assert holds == {"x86_64": 130.0, "arm-imx6": 15.0}
+    configs = {r.config for r in summary.overhead_rows(records, "pingpong")}
+    assert configs == {"x86_64 cpus=1 length=0 same_space=False", "arm-imx6 cpus=1 length=0 same_space=False"}

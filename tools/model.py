@@ -138,9 +138,12 @@ def _symmetric_sums(x: np.ndarray) -> np.ndarray:
 def _weighted_states(x: np.ndarray) -> float:
     """sum over sets B of cores at the lock of |B|! * prod_{i in B} x_i."""
     e = _symmetric_sums(x)
-    k = np.arange(len(e))
-    factorials = np.exp(np.cumsum(np.log(np.maximum(k, 1))))
-    return float(np.dot(factorials, e))
+    if not np.all(np.isfinite(e)):
+        return math.inf
+    log_factorials = np.cumsum(np.log(np.maximum(np.arange(len(e)), 1)))
+    log_total = float(logsumexp(log_factorials + np.log(e)))
+    # Summed in log space: k! alone overflows a double past 170 cores.
+    return math.exp(log_total) if log_total < 709 else math.inf
 
 
 def mixed_throughput(s: float, delays) -> MixedPrediction:
@@ -177,11 +180,19 @@ class Fit:
     a: float
     r2: float
     points: int
+    # Why s or a is not determined by the points ("" when both are): the fit
+    # still returns the best values, but they are only bounds or guesses.
+    undetermined: str = ""
+    s_error: float | None = None   # relative standard error of s (None: not estimable)
 
     @property
     def exact(self) -> bool:
         """Two parameters through two or fewer points: R² says nothing."""
         return self.points <= 2
+
+    @property
+    def determined(self) -> bool:
+        return not self.undetermined
 
 
 def r_squared(measured, predicted) -> float:
@@ -191,19 +202,65 @@ def r_squared(measured, predicted) -> float:
     return 1.0 - residual / total if total > 0 else float(residual == 0)
 
 
+# The search range of s and a, as factors of the one-core cycle 1/X(1) = a + s.
+# Bounding the logarithms keeps exp() finite whatever the data; a value that
+# ends on a bound was not determined by the points (see fit()).
+FIT_RANGE = (1e-6, 1e3)
+# A relative standard error of s above this: s is not determined by the points.
+FIT_MAX_S_ERROR = 0.5
+
+
+def _undetermined(s: float, a: float, cycle: float, s_error: float | None, points: int,
+                  r2: float) -> str:
+    low, high = FIT_RANGE[0] * cycle, FIT_RANGE[1] * cycle
+    if s <= low * 1.01:
+        return ("s not determined: the throughput grows as if no core ever waited for the lock, "
+                "so the points bound s from above only")
+    if a <= low * 1.01:
+        return ("a not determined: the lock is saturated from the fewest cores on, "
+                "so the points bound the think time from above only")
+    if s >= high / 1.01 or a >= high / 1.01:
+        return "not determined: the best fit lies at the edge of the search range"
+    if points > 2 and r2 < 0:
+        return f"the model does not describe the points (R² = {r2:.2f}): s and a are not determined"
+    if points > 2 and (s_error is None or s_error > FIT_MAX_S_ERROR):
+        spread = "not estimable" if s_error is None else f"±{s_error:.0%}"
+        return f"s not determined: its standard error is {spread}"
+    return ""
+
+
+def _relative_s_error(result, points: int) -> float | None:
+    """Standard error of log s, i.e. the relative error of s, from the
+    Jacobian at the optimum (residual variance with points - 2 degrees of
+    freedom); None when there are no spare points or J'J is singular."""
+    if points <= 2:
+        return None
+    jtj = result.jac.T @ result.jac
+    if np.linalg.cond(jtj) > 1e12:
+        return None
+    variance = 2.0 * result.cost / (points - 2)
+    return float(math.sqrt(max(np.linalg.inv(jtj)[0, 0] * variance, 0.0)))
+
+
 def fit(cores, measured) -> Fit:
     """Least-squares fit of s and a to throughput X(n) (jobs per time unit).
 
     Residuals are relative (X_model/X - 1) so that low and high core counts
-    weigh alike; parameters are fitted as logarithms so that both stay
-    positive.  Several starting points split 1/X(1) = a + s differently and
-    the best result is kept.  R² is computed on the throughputs themselves."""
+    weigh alike; parameters are fitted as logarithms, bounded to FIT_RANGE
+    times the one-core cycle, so that both stay positive and exp() never
+    overflows.  Several starting points split 1/X(1) = a + s differently and
+    the best result is kept.  R² is computed on the throughputs themselves.
+    Fit.undetermined says when the points do not pin s or a down: no
+    contention seen, saturation from the start, a result on the range's
+    edge, or (with more than two points) a relative error of s above
+    FIT_MAX_S_ERROR.  Fewer than two core counts raise ValueError."""
     cores = np.asarray(cores, int)
     measured = np.asarray(measured, float)
     if len(set(cores.tolist())) < 2:
-        raise ValueError("a fit needs throughput at two or more core counts")
-    if np.any(measured <= 0):
-        raise ValueError("throughputs must be positive")
+        raise ValueError("not determined: a fit of two parameters needs throughput at two or more "
+                         "core counts")
+    if np.any(measured <= 0) or not np.all(np.isfinite(measured)):
+        raise ValueError("throughputs must be positive and finite")
 
     def residuals(log_params):
         s, a = np.exp(log_params)
@@ -211,14 +268,20 @@ def fit(cores, measured) -> Fit:
 
     lowest = cores.argmin()
     cycle = cores[lowest] / measured[lowest]  # ~ a + s when uncontended
+    lower = np.log([FIT_RANGE[0] * cycle] * 2)
+    upper = np.log([FIT_RANGE[1] * cycle] * 2)
     best = None
     for share in (0.01, 0.05, 0.2, 0.5):
         start = np.log([share * cycle, (1 - share) * cycle])
-        result = least_squares(residuals, start, method="lm", xtol=1e-12, ftol=1e-12)
+        result = least_squares(residuals, start, bounds=(lower, upper), method="trf",
+                               xtol=1e-12, ftol=1e-12, gtol=1e-12)
         if best is None or result.cost < best.cost:
             best = result
     s, a = (float(v) for v in np.exp(best.x))
-    return Fit(s, a, float(r_squared(measured, curve(cores, s, a))), len(cores))
+    points = len(cores)
+    s_error = _relative_s_error(best, points)
+    r2 = float(r_squared(measured, curve(cores, s, a)))
+    return Fit(s, a, r2, points, _undetermined(s, a, cycle, s_error, points, r2), s_error)
 
 
 # --- multicore ping-pong records --------------------------------------------
@@ -323,6 +386,8 @@ def _cmd_fit(args) -> int:
     print(f"fit at delay {delay}: s = {result.s:.1f} {unit}, a = {result.a:.1f} {unit}, "
           f"R² = {result.r2:.4f} over {result.points} points"
           + (" (exact: two parameters, two points)" if result.exact else ""))
+    if result.undetermined:
+        print(f"  {result.undetermined}")
     print(f"saturation point n* = (a+s)/s = {saturation_point(result.s, result.a):.1f} cores; "
           + knee_text(result.s, result.a, args.fraction))
     print(f"{'delay':>8} {'a':>10} {'R² (predicted)':>15}")

@@ -20,6 +20,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the backend)
 import numpy as np  # noqa: E402
 
+import lockbench  # noqa: E402
 import model  # noqa: E402
 import records as rec  # noqa: E402
 import redis_report  # noqa: E402
@@ -213,17 +214,63 @@ def redis_cost(records, stem: Path) -> list[Path]:
                          "kernel time per operation\n(instructions under -icount)")
 
 
+def lockbench_scaling(lockbench_records, stem: Path, objects: str = "shared",
+                      delay: int | None = None) -> list[Path]:
+    """lockbench: kernel entries per 1,000 TSC cycles against the host's
+    cores for each variant at one delay (default 2000 when measured), with
+    the model fitted to each variant drawn out to 16 cores."""
+    configs = [c for c in lockbench.configurations(lockbench_records) if c[1] == objects]
+    delays = sorted({d for _, _, d in configs})
+    if not delays:
+        return []
+    if delay is None:
+        delay = 2000 if 2000 in delays else delays[len(delays) // 2]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    drawn = False
+    for i, lock in enumerate(_locks({v for v, _, d in configs if d == delay})):
+        pts = lockbench.points(lockbench_records, lock, objects, delay)
+        colour = f"C{i % 10}"
+        ax.plot([p.cores for p in pts], [p.throughput * 1e3 for p in pts], "o", color=colour, label=lock)
+        drawn = True
+        fitted, _ = lockbench.fit_points(pts)
+        if fitted is not None and fitted.determined:
+            n = np.arange(1, max(16, max(p.cores for p in pts)) + 1)
+            ax.plot(n, model.curve(n, fitted.s, fitted.a) * 1e3, "--", color=colour, linewidth=1)
+    if not drawn:
+        plt.close(fig)
+        return []
+    ax.set_title(f"lockbench on this host's cores: {objects} objects, delay {delay} "
+                 "(dashed: model, where determined)", fontsize=9)
+    ax.set_xlabel("cores")
+    ax.set_ylabel("kernel entries per 1,000 TSC cycles")
+    ax.legend(fontsize=8)
+    return _save(fig, stem)
+
+
+def _emulated_mcpingpong(records) -> bool:
+    return any(r.get("shared_clock") is True or r.get(rec.META_KEY, {}).get("accel") == "tcg"
+               for r in rec.benches(records, "mcpingpong"))
+
+
 def write_all(records, out_dir: Path, bounds: tuple | None = None,
-              delay: int | None = None) -> list[Path]:
-    """Every figure the records allow, into out_dir."""
+              delay: int | None = None, lockbench_records=()) -> list[Path]:
+    """Every figure the records allow, into out_dir; those that measure only
+    the emulator (multicore ping-pong under -icount or TCG, Redis rates under
+    TCG) into out_dir/emulator."""
     out_dir = Path(out_dir)
     written = ipc_cost(records, out_dir / "ipc_cost")
-    written += scaling(records, out_dir / "scaling_bkl")
+    if lockbench_records:
+        written += lockbench_scaling(list(lockbench_records), out_dir / "lockbench_shared")
+        written += lockbench_scaling(list(lockbench_records), out_dir / "lockbench_disjoint", "disjoint")
+    mc_dir = out_dir / "emulator" if _emulated_mcpingpong(records) else out_dir
+    written += scaling(records, mc_dir / "scaling_bkl")
     if bounds:
-        written += bounded(records, out_dir / "bounds_bkl", *bounds)
-    written += variants(records, out_dir / "variants")
-    written += redis_throughput(records, out_dir / "redis_throughput")
-    written += redis_xput(records, out_dir / "redis_xput")
+        written += bounded(records, mc_dir / "bounds_bkl", *bounds)
+    written += variants(records, mc_dir / "variants")
+    found = redis_report.boots(records)
+    rate_dir = out_dir if found and not any(b.emulated for b in found) else out_dir / "emulator"
+    written += redis_throughput(records, rate_dir / "redis_throughput")
+    written += redis_xput(records, rate_dir / "redis_xput")
     written += redis_cost(records, out_dir / "redis_kernel_per_op")
     return written
 
@@ -241,7 +288,8 @@ def main(argv=None) -> int:
     if bounds is not None and len(bounds) != 2:
         parser.error("--bounds takes LOW,HIGH")
     try:
-        written = write_all(rec.load(results), out, bounds, args.delay)
+        written = write_all(rec.load(results), out, bounds, args.delay,
+                            lockbench.load(results if results.is_dir() else results.parent))
     except (OSError, rec.RecordError) as err:
         print(f"plots.py: {err}", file=sys.stderr)
         return 1

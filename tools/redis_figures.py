@@ -6,7 +6,9 @@ guest's Redis server at the start and at the end of the load
 record per core (docs/console.md) followed by one `lockstats` record per
 core (all zero unless the build has LOCKSTATS=1; each mark resets them, so
 the end mark's are the window's).  The host adds a `bench` record named
-`redis` with what the clients did: operations, errors, wall seconds.
+`redis` with the operations (the servers' own count of commands run in the
+window where they keep one, else the clients' configured requests;
+`ops_source` says which), the clients' errors and the wall seconds.
 
 From the two marks, per core (time in the counter's units: instructions
 under -icount):
@@ -127,6 +129,8 @@ def figures(records) -> dict:
     throughput = ops / b["seconds"] if b.get("seconds") else None
     out = {
         "ops": ops,
+        # "server": the servers' own count of commands run; "configured": the clients' requests.
+        "ops_source": b.get("ops_source", "configured"),
         "errors": int(b.get("errors", 0)),
         "throughput": throughput,
         "utilisation": utilisation,

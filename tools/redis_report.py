@@ -1,5 +1,7 @@
-"""The Redis benchmark's part of a sweep's summary: a table per variant and
-core count, and the machine-repairman model's prediction.
+"""The Redis benchmark's part of a sweep's summary: per variant and core
+count, kernel entries and kernel, user and lock time per operation, and the
+machine-repairman model's prediction; throughput and Xput apart, in the
+emulator section when the boots ran under TCG.
 
 Each boot's records (grouped by the sweep's job, or a whole console log as
 one boot) give one set of figures (tools/redis_figures.py); repeated boots
@@ -35,6 +37,7 @@ class Boot:
     icount: bool
     figures: dict
     stats: bool = False  # a LOCKSTATS=1 build: slower, but it measures the lock's hold time
+    emulated: bool = True  # under TCG: wall-clock rates are emulation speed
 
     @property
     def variant(self) -> str:
@@ -72,7 +75,8 @@ def boots(records) -> list[Boot]:
         found.append(Boot(lock=meta.get("lock", info.get("lock", "?")),
                           cpus=int(meta.get("cpus", info.get("cores", 1))),
                           icount=bool(meta.get("icount", False)), figures=fig,
-                          stats=bool(meta.get("stats", False))))
+                          stats=bool(meta.get("stats", False)),
+                          emulated=meta.get("accel", "tcg") == "tcg"))
     return found
 
 
@@ -95,24 +99,44 @@ def configurations(found: list[Boot]) -> dict:
     return out
 
 
-def table(found: list[Boot]) -> str:
-    unit = "instr" if any(b.icount for b in found) else "cycles"
-    head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'ops/s':>10}{'util %':>16}"
-            f"{'Xput':>10}{'entries/op':>11}{'kernel/op':>11}{'user/op':>11}{'lock/op':>10}")
-    lines = [f"(per operation: {unit}; util: per core, mean first)", head]
+def per_op_table(found: list[Boot]) -> str:
+    """Kernel entries and kernel, user and lock time per operation: exact
+    instruction counts under -icount, whatever the host's speed."""
+    unit = "instructions" if any(b.icount for b in found) else "cycles"
+    head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'entries/op':>11}{'kernel/op':>11}"
+            f"{'user/op':>11}{'lock/op':>10}")
+    sources = {b.figures.get("ops_source", "configured") for b in found}
+    counted = ("the servers' own count of commands run in the window (INFO total_commands_processed)"
+               if sources == {"server"} else
+               "the clients' configured requests, not a count the servers kept" if sources == {"configured"}
+               else "the servers' count where they kept one, else the clients' configured requests")
+    lines = [f"(per operation, in {unit}; ops: {counted}; lock/op only from LOCKSTATS=1 builds, "
+             "the -stats rows)", head]
+    for (lock, cpus), group in configurations(found).items():
+        figs = [b.figures for b in group]
+        lines.append(
+            f"{lock:<10}{cpus:>6}{len(group):>6}{_median([f['ops'] for f in figs]):>9,.0f}"
+            f"{_fmt(_median([f['entries_per_op'] for f in figs]), 2):>11}"
+            f"{_fmt(_median([f['kernel_per_op'] for f in figs]), 0):>11}"
+            f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
+            f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}")
+    return "\n".join(lines)
+
+
+def rate_table(found: list[Boot]) -> str:
+    """Throughput, utilisation and Xput: wall-clock rates, which under TCG
+    measure how fast QEMU emulates, not the kernel."""
+    head = f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops/s':>10}{'util %':>16}{'Xput':>10}"
+    lines = ["(util: per core, mean first)", head]
     for (lock, cpus), group in configurations(found).items():
         figs = [b.figures for b in group]
         util = [_median([f["utilisation"][i] for f in figs]) for i in range(len(figs[0]["utilisation"]))]
         mean_util = _median([f["mean_utilisation"] for f in figs])
         util_text = f"{mean_util * 100:.0f} (" + " ".join(f"{u * 100:.0f}" for u in util) + ")"
         lines.append(
-            f"{lock:<10}{cpus:>6}{len(group):>6}{_median([f['ops'] for f in figs]):>9,.0f}"
+            f"{lock:<10}{cpus:>6}{len(group):>6}"
             f"{_fmt(_median([f['throughput'] for f in figs])):>10}{util_text:>16}"
-            f"{_fmt(_median([f['xput'] for f in figs])):>10}"
-            f"{_fmt(_median([f['entries_per_op'] for f in figs]), 2):>11}"
-            f"{_fmt(_median([f['kernel_per_op'] for f in figs]), 0):>11}"
-            f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
-            f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}")
+            f"{_fmt(_median([f['xput'] for f in figs])):>10}")
     return "\n".join(lines)
 
 
@@ -156,23 +180,35 @@ def prediction(found: list[Boot], cores=MODEL_CORES) -> str:
     return "\n".join(lines)
 
 
+CLIENT_TEXT = "redis-benchmark set,get on every served port"
+
+
 def report(records) -> str:
+    """The per-operation table and the model's prediction; with boots on
+    real cores (not TCG), their throughput and Xput too."""
     found = boots(records)
     if not found:
         return ""
-    tcg = any(b.icount for b in found)
-    parts = ["== Redis (redis-benchmark set,get on every served port) ==", table(found),
-             "Xput = throughput / mean utilisation of all cores (\"For a Microkernel, a Big Lock Is "
-             "Fine\", section 5.2). "
-             + ("Under TCG, throughput and Xput are emulation speed: compare the per-operation "
-                "figures: exact instruction counts under -icount, though how many requests one "
-                "kernel entry serves varies from boot to boot (packets come from the host in "
-                "real time), so repeat boots (--reps) before comparing variants." if tcg else
-                "Throughput is wall-clock: under TCG it is emulation speed; the per-operation "
-                "figures are the comparable ones."),
-             "machine-repairman prediction (tools/model.py mixed_throughput; delays = user time "
-             "between kernel entries per core):", prediction(found)]
+    parts = [f"Redis ({CLIENT_TEXT}), per operation:", per_op_table(found),
+             "How many requests one kernel entry serves varies from boot to boot (packets come "
+             "from the host in real time): repeat boots (--reps) before comparing variants.",
+             "modelled: machine-repairman prediction (tools/model.py mixed_throughput; delays = "
+             "user time between kernel entries per core):", prediction(found)]
+    real = [b for b in found if not b.emulated]
+    if real:
+        parts += ["throughput and Xput = throughput / mean utilisation (\"For a Microkernel, a Big "
+                  "Lock Is Fine\", section 5.2), boots on real cores:", rate_table(real)]
     return "\n".join(parts)
+
+
+def emulator_report(records) -> str:
+    """Throughput and Xput of boots under TCG: emulation speed."""
+    emulated = [b for b in boots(records) if b.emulated]
+    if not emulated:
+        return ""
+    return "\n".join([f"Redis ({CLIENT_TEXT}) under TCG: throughput and Xput = throughput / mean "
+                      "utilisation. These are how fast QEMU emulated the guest, not the kernel:",
+                      rate_table(emulated)])
 
 
 def main(argv=None) -> int:
@@ -184,7 +220,8 @@ def main(argv=None) -> int:
     except (OSError, rec.RecordError) as err:
         print(f"redis_report.py: {err}", file=sys.stderr)
         return 1
-    print(text or "no Redis windows in these records")
+    emulator = emulator_report(rec.load(args.results))
+    print("\n".join(t for t in (text, emulator) if t) or "no Redis windows in these records")
     return 0 if text else 1
 
 

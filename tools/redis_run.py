@@ -13,8 +13,12 @@ while the guest serves:
      start mark, its run phase inside the window);
   4. sends `DEBUG KSTATS 2` (the end mark) and waits for its records;
   5. stops QEMU, and adds a host record
-     `{"bench": "redis", "config": {...}, "ops": N, "errors": N, "seconds": S}`
-     to the console text, which tools/redis_figures.py turns into figures.
+     `{"bench": "redis", "config": {...}, "ops": N, "ops_source": "server", "ops_configured": N,
+     "errors": N, "seconds": S}` to the console text, which tools/redis_figures.py turns into
+     figures.  `ops` is what the servers counted (INFO's total_commands_processed of every
+     served port just before the start mark and just after the end mark, less the host's own
+     INFO and DEBUG commands); a server without that count leaves the configured request count,
+     and `ops_source` says which.
 
 Every wait is bounded by the boot's timeout; servers are reached on
 127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
@@ -63,6 +67,48 @@ def send_mark(port: int, tag: int, timeout: float) -> str:
                 break
             reply += chunk
     return reply.decode(errors="replace").strip()
+
+
+def read_reply(sock: socket.socket) -> bytes:
+    """One RESP2 reply: a line, or a bulk string whole (its `$<length>` line, data and CRLF)."""
+    data = b""
+    while b"\r\n" not in data:
+        chunk = sock.recv(4096)
+        if not chunk:
+            return data
+        data += chunk
+    head, _, rest = data.partition(b"\r\n")
+    if not head.startswith(b"$") or head == b"$-1":
+        return head
+    length = int(head[1:])
+    while len(rest) < length + 2:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        rest += chunk
+    return rest[:length]
+
+
+def commands_processed(port: int, timeout: float) -> int | None:
+    """INFO's total_commands_processed of the server at 127.0.0.1:port, or None without it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(b"*1\r\n$4\r\nINFO\r\n")
+        text = read_reply(s).decode(errors="replace")
+    for line in text.splitlines():
+        name, _, value = line.partition(":")
+        if name == "total_commands_processed" and value.strip().isdigit():
+            return int(value)
+    return None
+
+
+def server_operations(before: dict, after: dict) -> int | None:
+    """The commands the servers ran between two snapshots of INFO's
+    total_commands_processed ({port: count}), less the host's own: each
+    port's first INFO (counted once it has run) and the two DEBUG KSTATS marks
+    on the first port.  None when a server did not report the count."""
+    if not before or set(before) != set(after) or None in before.values() or None in after.values():
+        return None
+    return sum(after[p] - before[p] for p in before) - len(before) - 2
 
 
 def benchmark_command(port: int, requests: int, clients: int) -> list:
@@ -199,20 +245,30 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
         if not ports:
             notes.append("redis_run: the guest serves no forwarded port")
             return status, console.text() + "\n".join(notes) + "\n"
+        counts: dict = {}
+
+        def start() -> None:
+            counts["before"] = {p: commands_processed(p, MARK_TIMEOUT) for p in ports}
+            mark(ports[0], redis_figures.START_TAG)
+
         if client == "ycsb":
-            ops, errors, seconds, more = run_ycsb(ports, records, requests, deadline,
-                                                  lambda: mark(ports[0], redis_figures.START_TAG))
+            configured, errors, seconds, more = run_ycsb(ports, records, requests, deadline, start)
             config = {"client": "ycsb", "workload": "a", "ports": len(ports), "records": records,
                       "operations": requests}
         else:
-            mark(ports[0], redis_figures.START_TAG)
-            ops, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
+            start()
+            configured, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
             config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
                       "clients": clients, "tests": list(BENCHMARK_TESTS)}
         notes += more
         mark(ports[0], redis_figures.END_TAG)
-        record = {"bench": "redis", "config": config, "ops": ops, "errors": errors,
-                  "seconds": round(seconds, 3)}
+        counted = server_operations(counts.get("before", {}),
+                                    {p: commands_processed(p, MARK_TIMEOUT) for p in ports})
+        # The servers' own count when they keep one; the clients' configured count otherwise.
+        record = {"bench": "redis", "config": config,
+                  "ops": counted if counted is not None else configured,
+                  "ops_source": "server" if counted is not None else "configured",
+                  "ops_configured": configured, "errors": errors, "seconds": round(seconds, 3)}
         notes.append(rec.PREFIX + json.dumps(record))
         status = 0 if errors == 0 else 1
         return status, console.text() + "\n".join(notes) + "\n"

@@ -1,18 +1,22 @@
-"""The summary table of a sweep: each variant's cost over `none`.
+"""The report of a sweep (`make run`): results/<run>/report.md and the
+terminal summary, one text, in this order:
 
-For every benchmark configuration and figure, the ratio of the variant's
-median to none's median (for throughput, none's over the variant's, so that
-above 1 always means slower), with the spread over repeated boots as the
-smallest and largest ratio any pair of boots gives.  Beside it the targets:
-bkl <= 1.03 x none and fine <= 1.20 x none on single-core ping-pong, and
-the seL4 Haswell reference of 775 (Call) and 646 (ReplyRecv) cycles one way.
-With -icount figures, issue 11's targets for the IPC path: one-way Call and
-ReplyRecv of `none`, the cost of an extra message register, and each lock's
-cost per kernel entry with its ratio to `none`.
-Then the "going further" part: the queueing model's fit of the mcpingpong
-figures (tools/model.py) and the lock hold time measured by `lockstats`.
+  1. single-core IPC per variant in exact instructions (QEMU -icount), on
+     each port measured, with the lock's cost per kernel entry, the current
+     targets (issue 11's), ratios to `none` over every ping-pong
+     configuration, and the lock's hold time per acquisition (lockstats);
+  2. lockbench: the kernel's lock code on this host's real cores, in TSC
+     cycles, with the machine-repairman fit and its prediction for 8 and 16
+     cores (tools/lockbench.py);
+  3. Redis: kernel entries and kernel, user and lock instructions per
+     operation per variant, and the model's prediction.
 
-    python3 tools/summary.py results/<run>/ [--hz HZ]
+Figures that only measure the emulator (multicore ping-pong throughput
+against cores under -icount and the model fitted to it, Redis throughput
+and Xput under TCG) appear only in a last section, "Emulator", when the
+records hold any.  docs/results.md says which figure is measured on what.
+
+    python3 tools/summary.py results/<run>/ [results/<other run>/ ...] [--write report.md]
 """
 
 from __future__ import annotations
@@ -22,13 +26,15 @@ import statistics
 import sys
 from dataclasses import dataclass
 
+from pathlib import Path
+
+import lockbench
 import model
 import records as rec
 import redis_report
 
 BASELINE = "none"
-TARGETS = {"bkl": 1.03, "fine": 1.20}  # on single-core ping-pong, from the project's issue
-SEL4_HASWELL = {"call": 775, "reply_recv": 646}  # cycles, one-way
+LOCK_ORDER = ("none", "bkl", "fine", "rtm")
 THROUGHPUT = "total_rtt_per_s"
 # How much a run samples, not what it measures: not part of a configuration's label.
 SAMPLING = ("runs", "iters", "warmup", "window")
@@ -46,16 +52,15 @@ class Row:
     high: float
     runs: int
 
-    @property
-    def target(self) -> float | None:
-        return TARGETS.get(self.lock) if self.bench == "pingpong" else None
-
 
 def config_label(r: dict) -> str:
-    """Which configuration of its benchmark a record measured."""
+    """Which configuration of its benchmark a record measured, and on which
+    port when the record says (a report may hold both ports' runs)."""
+    arch = r.get("env", {}).get("arch")
+    words = [arch] if arch else []
     if r["bench"] == "mcpingpong":
-        return f"delay={rec.field(r, 'delay')} cores={rec.field(r, 'cores')}"
-    words = [f"cpus={r.get('env', {}).get('cpus', '?')}"]
+        return " ".join(words + [f"delay={rec.field(r, 'delay')} cores={rec.field(r, 'cores')}"])
+    words += [f"cpus={r.get('env', {}).get('cpus', '?')}"]
     words += [f"{k}={v}" for k, v in sorted(r.get("config", {}).items()) if k not in SAMPLING]
     return " ".join(words)
 
@@ -78,11 +83,14 @@ def ratio(variant: list, baseline: list, higher_is_better: bool) -> tuple:
             min(variant) / max(baseline), max(variant) / min(baseline))
 
 
-def overhead_rows(records) -> list[Row]:
+def overhead_rows(records, bench: str | None = None) -> list[Row]:
+    """Ratios to `none` per configuration and figure, of one benchmark or all."""
     groups: dict = {}
     for r in rec.of_type(records, "bench"):
         if r.get("lockstats") is True:
             continue  # statistics cost time: such runs are not compared
+        if bench is not None and r["bench"] != bench:
+            continue
         lock = r.get("env", {}).get("lock")
         key_base = (r.get("unit", "cycles"), r["bench"], config_label(r))
         for metric, (value, higher) in figures(r).items():
@@ -100,46 +108,18 @@ def overhead_rows(records) -> list[Row]:
     return rows
 
 
-def _target_text(row: Row) -> str:
-    if row.target is None:
-        return ""
-    return f"<= {row.target:.2f} {'ok' if row.ratio <= row.target else 'MISSED'}"
-
-
-def overhead_table(records) -> str:
-    rows = overhead_rows(records)
+def overhead_table(records, bench: str | None = "pingpong") -> str:
+    rows = overhead_rows(records, bench)
     if not rows:
         return "no variant can be compared with 'none' (no matching records)"
-    lines = [f"{'benchmark':<11} {'configuration':<32} {'figure':<16} {'lock':<5} "
-             f"{'x none':>7} {'min-max':>13} {'boots':>5}  target"]
+    lines = [f"{'benchmark':<11} {'configuration':<41} {'figure':<16} {'lock':<5} "
+             f"{'x none':>7} {'min-max':>13} {'boots':>5}"]
     for row in sorted(rows, key=lambda r: (r.unit, r.bench, r.config, r.metric, r.lock)):
-        lines.append(f"{row.bench:<11} {row.config:<32} {row.metric:<16} {row.lock:<5} "
-                     f"{row.ratio:>7.3f} {row.low:>6.3f}-{row.high:<6.3f} {row.runs:>5}  "
-                     f"{_target_text(row)}")
+        lines.append(f"{row.bench:<11} {row.config:<41} {row.metric:<16} {row.lock:<5} "
+                     f"{row.ratio:>7.3f} {row.low:>6.3f}-{row.high:<6.3f} {row.runs:>5}")
     units = sorted({row.unit for row in rows})
     lines.append(f"(figures in {', '.join(units)})")
     return "\n".join(lines)
-
-
-def reference_table(records) -> str:
-    """Our single-core one-way Call and ReplyRecv medians beside seL4's."""
-    lines = []
-    for r in rec.benches(records, "pingpong"):
-        if r.get("env", {}).get("cpus", 1) != 1 or r.get("lockstats") is True:
-            continue
-        ours = "  ".join(f"{m} {r[m]['median']:.0f} (seL4 {ref})"
-                         for m, ref in SEL4_HASWELL.items() if m in r)
-        config = " ".join(f"{k}={v}" for k, v in sorted(r.get("config", {}).items())
-                          if k in ("same_space", "length"))
-        lines.append(f"{r.get('env', {}).get('lock', '?'):<5} {ours}" + (f"  [{config}]" if config else ""))
-    if not lines:
-        return ""
-    header = "single-core ping-pong medians beside seL4 on Haswell (775 + 646 cycles one way)"
-    units = {r.get("unit", "cycles") for r in rec.benches(records, "pingpong")}
-    if "instructions" in units:
-        header += ("\nreference only: ours is in instructions under TCG (-icount), "
-                   "a different unit from seL4's cycles")
-    return header + "\n" + "\n".join(lines)
 
 
 def _num(value: float) -> str:
@@ -153,6 +133,8 @@ def model_report(records, lock: str = "bkl", hz: float | None = None) -> str:
     except ValueError as err:
         return f"queueing model ({lock}): no fit: {err}"
     note = " (exact: two parameters through two points, R² says nothing)" if fit.exact else ""
+    if fit.undetermined:
+        note += f" ({fit.undetermined})"
     lines = [f"queueing model ({lock}, fitted at delay {delay}): s = {_num(fit.s)} {unit}, "
              f"a = {_num(fit.a)} {unit}, R² = {fit.r2:.4f} over {fit.points} points{note}",
              f"  saturation point n* = (a+s)/s = {model.saturation_point(fit.s, fit.a):.3g} cores, "
@@ -228,21 +210,22 @@ def lock_holds(records) -> list[Hold]:
     return [h for h in holds.values() if h.acquisitions]
 
 
-def hold_report(records) -> str:
-    holds = lock_holds(records)
+def hold_report(records, bench: str | None = None) -> str:
+    """Lock hold time per acquisition, of one benchmark's windows or all."""
+    holds = [h for h in lock_holds(records) if bench is None or h.bench == bench]
     if not holds:
         return ("lock hold time: no lockstats windows (build with LOCKSTATS=1 and run with "
                 "lockstats=1: sweep.py --lockstats, or the quick preset's bkl-stats runs)")
     units = sorted({h.unit for h in holds})
     lines = [f"kernel lock per acquisition, from lockstats windows (in {', '.join(units)}; "
              "p50/p90: histogram bucket bounds):",
-             f"  {'lock':<5} {'benchmark':<11} {'configuration':<32} {'held':>8} {'p50':>6} "
+             f"  {'lock':<5} {'benchmark':<11} {'configuration':<41} {'held':>8} {'p50':>6} "
              f"{'p90':>6} {'waited':>8} {'contended':>9} {'acq/IPC':>8} {'barriers/IPC':>12}"]
     for h in sorted(holds, key=lambda h: (h.lock, h.bench, h.cores, h.config)):
         acq_ipc, bar_ipc = h.per_ipc(h.acquisitions), h.per_ipc(h.barriers)
         p50, p90 = h.held_percentile(0.5), h.held_percentile(0.9)
         lines.append(
-            f"  {h.lock:<5} {h.bench:<11} {h.config:<32} {h.held_per_acquisition:>8.1f} "
+            f"  {h.lock:<5} {h.bench:<11} {h.config:<41} {h.held_per_acquisition:>8.1f} "
             f"{'<' + str(p50) if p50 else '-':>6} {'<' + str(p90) if p90 else '-':>6} "
             f"{h.waited_per_acquisition:>8.1f} {h.contended / h.acquisitions:>8.1%} "
             f"{'-' if acq_ipc is None else format(acq_ipc, '.2f'):>8} "
@@ -362,41 +345,121 @@ def ipc_target_table(records) -> str:
     rows = ipc_target_rows(records)
     if not rows:
         return ""
-    lines = ["== IPC path targets (issue 11; instructions, single core, cross space) =="]
+    lines = ["current targets (issue 11; instructions, single core, cross space):"]
     lines += [f"{arch:<9} {what:<52} {value:>8.1f}  {target}" for arch, what, value, target in rows]
     return "\n".join(lines)
 
 
-def report(records, hz: float | None = None) -> str:
-    parts = ["== overhead over 'none' (ratio of medians; min-max over boots) ==",
-             overhead_table(records)]
-    reference = reference_table(records)
-    if reference:
-        parts.append(reference)
+def ipc_table(records) -> str:
+    """Per port and variant: one-way Call and ReplyRecv, the round trip, and
+    the lock's cost per kernel entry over `none` (single core, cross space,
+    no extra message registers), in exact instructions."""
+    med = _ipc_medians(records)
+    if not med:
+        return ("no single-core cross-space ping-pong under -icount in these records "
+                "(the figures of this section are exact instruction counts)")
+    lines = [f"{'port':<9} {'lock':<5} {'call':>7} {'reply_recv':>10} {'round trip':>10} "
+             f"{'x none':>7} {'lock/entry':>10}"]
+    for arch in sorted({k[0] for k in med}):
+        base = med.get((arch, BASELINE, 0))
+        for lock in LOCK_ORDER:
+            figs = med.get((arch, lock, 0))
+            if figs is None:
+                continue
+            over = (f"{figs['round_trip'] / base['round_trip']:>7.3f}"
+                    f"{(figs['round_trip'] - base['round_trip']) / 2:>11.1f}" if base else f"{'-':>7}{'-':>11}")
+            lines.append(f"{arch:<9} {lock:<5} {figs['call']:>7.0f} {figs['reply_recv']:>10.0f} "
+                         f"{figs['round_trip']:>10.0f} {over}")
+    lines.append("(instructions under QEMU -icount; lock/entry = (round trip - none's) / 2: "
+                 "a round trip is two kernel entries)")
+    return "\n".join(lines)
+
+
+def emulator_figures(records) -> bool:
+    """Whether the records hold multicore ping-pong measured under TCG."""
+    return any(r.get("shared_clock") is True or r.get(rec.META_KEY, {}).get("accel") == "tcg"
+               or r.get("env", {}).get("accel") == "tcg"
+               for r in rec.benches(records, "mcpingpong"))
+
+
+def _block(text: str) -> str:
+    return "```\n" + text.rstrip("\n") + "\n```"
+
+
+def report(records, lockbench_records=(), hz: float | None = None, title: str = "") -> str:
+    """The report's text (markdown: headings, tables in code blocks)."""
+    parts = [f"# {title or 'Report'}",
+             "Which figure is measured on what: docs/results.md. Instructions come from QEMU "
+             "-icount (exact, the same on every host); cycles from this host's real cores; "
+             "\"modelled\" marks the queueing model's output."]
+    parts += ["## 1. Single-core IPC per variant (exact instructions, QEMU -icount)",
+              _block(ipc_table(records))]
     targets = ipc_target_table(records)
     if targets:
-        parts.append(targets)
-    parts += ["== going further ==", model_report(records, hz=hz)]
-    note = shared_clock_note(records)
-    if note:
-        parts.append(note)
-    parts += [service_time_report(records, hz=hz), hold_report(records)]
+        parts.append(_block(targets))
+    parts += ["ratio to `none`, every ping-pong configuration (median; min-max over boots):",
+              _block(overhead_table(records, "pingpong")),
+              _block(hold_report(records, "pingpong"))]
+    parts.append("## 2. lockbench: the kernel's lock code on this host's cores (TSC cycles)")
+    parts.append(_block(lockbench.report(list(lockbench_records))) if lockbench_records else
+                 "not run: python3 tools/lockbench.py (docs/benchmarks.md)")
     redis = redis_report.report(records)
-    if redis:
-        parts.append(redis)
-    return "\n".join(parts)
+    parts += ["## 3. Redis: instructions per operation",
+              _block(redis) if redis else "no Redis boots with a complete window in these records"]
+    emulator = []
+    if rec.benches(records, "mcpingpong"):
+        (emulator if emulator_figures(records) else parts).extend([
+            "multicore ping-pong: throughput against cores and the model fitted to it:",
+            _block("\n".join(t for t in (model_report(records, hz=hz), shared_clock_note(records),
+                                         service_time_report(records, hz=hz),
+                                         hold_report(records, "mcpingpong")) if t))])
+    redis_rates = redis_report.emulator_report(records)
+    if redis_rates:
+        emulator.append(_block(redis_rates))
+    if emulator:
+        parts += ["## Emulator (these figures describe QEMU, not the kernel)",
+                  "Under TCG the wall clock measures emulation speed, and under -icount QEMU runs "
+                  "the virtual cores one at a time, so no two cores are ever in the kernel at once. "
+                  "Nothing here says how the kernel scales; section 2 does."] + emulator
+    return "\n\n".join(parts) + "\n"
+
+
+def lockbench_of(path: Path) -> list[dict]:
+    """The lockbench records kept beside a sweep's results, if any."""
+    path = Path(path)
+    return lockbench.load(path if path.is_dir() else path.parent)
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Summary table of a sweep")
-    parser.add_argument("results", help="a results directory, results.jsonl or console log")
+    parser = argparse.ArgumentParser(description="The report of one or more sweeps")
+    parser.add_argument("results", nargs="+",
+                        help="results directories (with lockbench.jsonl if lockbench ran), "
+                             "results.jsonl files or console logs")
     parser.add_argument("--hz", type=float, help="time units per second for the model fit")
+    parser.add_argument("--write", type=Path, help="also write the report to this file (report.md)")
+    parser.add_argument("--plots", type=Path, help="also draw the figures into this folder")
     args = parser.parse_args(argv)
     try:
-        print(report(rec.load(args.results), args.hz))
+        records, lb = [], []
+        for path in args.results:
+            if not Path(path).exists():
+                print(f"summary.py: {path}: no such run, left out", file=sys.stderr)
+                continue
+            records += rec.load(path)
+            lb += lockbench_of(Path(path))
+        text = report(records, lb, args.hz, f"Report of {', '.join(Path(p).name for p in args.results)}")
     except (OSError, rec.RecordError) as err:
         print(f"summary.py: {err}", file=sys.stderr)
         return 1
+    print(text)
+    if args.write:
+        args.write.write_text(text)
+        print(f"report: {args.write}")
+    if args.plots:
+        import plots
+
+        written = plots.write_all(records, args.plots, lockbench_records=lb)
+        print("plots: " + (", ".join(str(p) for p in written) if written else "none (not enough data)"))
     return 0
 
 

@@ -86,8 +86,9 @@ class Plan:
     redis_records: int = 32000
     # The app's layout (docs/network.md): "single", one instance on core 0, or
     # "percore", the papers' layout, one instance per further core, all driven
-    # at once, one client per instance.
-    redis_layout: str = "single"
+    # at once, one client per instance; "auto", percore on more than one core
+    # (so that every core serves) and single on one.
+    redis_layout: str = "auto"
 
 
 @dataclass(frozen=True)
@@ -127,16 +128,17 @@ class Job:
 
 
 def quick_plan(arch: str) -> Plan:
-    """`make run`: every variant on single-core ping-pong and on multicore
-    ping-pong with 1, 2 and 4 cores (three core counts, so that the model's
-    two parameters are not fitted exactly through two points), plus the
-    bkl lock statistics on 1 and 2 cores; and a short Redis comparison of
-    every variant on 1 and 2 cores (200 requests of each test per port,
-    5 connections).  About 7 minutes on 2 host cores under TCG with -icount
-    before the Redis runs were added."""
+    """`make run`: every variant on single-core ping-pong (exact instructions
+    under -icount), with the bkl lock statistics beside it (the hold time per
+    acquisition that tools/lockbench.py replays), and a short Redis
+    comparison of every variant on 1 and 2 cores (200 requests of each test
+    per port, 5 connections; one instance per core on 2).  No multicore
+    ping-pong: under -icount QEMU runs the cores one at a time, so its
+    throughput against cores describes the emulator (tools/lockbench.py
+    measures the lock on real cores instead)."""
     locks = ["none", "bkl", "fine"] + (["rtm"] if arch == "x86_64" else [])
-    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "mcpingpong", "redis"],
-                cpus=[1, 2, 4], pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
+    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "redis"],
+                cpus=[1, 2], pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
                 stats_locks=["bkl"], stats_cpus=[1, 2], redis_cpus=[1, 2], redis_requests=200,
                 redis_clients=5)
 
@@ -160,6 +162,13 @@ def expand(plan: Plan) -> list[Job]:
                         for rep in range(1 if stats else plan.reps):
                             jobs.append(Job(lock, bench, cpus, delay, rep, stats))
     return jobs
+
+
+def redis_layout(plan: Plan, cpus: int) -> str:
+    """The layout a Redis boot on `cpus` cores uses."""
+    if plan.redis_layout == "auto":
+        return "percore" if cpus > 1 else "single"
+    return plan.redis_layout
 
 
 # --- building -------------------------------------------------------------------
@@ -452,7 +461,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         unsafe = variables["UNSAFE"] == "1"
         extra = plan.args
         if job.bench == "redis":
-            extra = " ".join(w for w in (plan.args, f"layout={plan.redis_layout}") if w)
+            extra = " ".join(w for w in (plan.args, f"layout={redis_layout(plan, job.cpus)}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
                            unsafe, plan.timeout, job.cmdline(extra), log)
         if job.bench in NETWORKED:
@@ -485,15 +494,20 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
 
 
 def report(run_dir: Path, out=say, notice: str | None = None) -> None:
-    """The summary table and the figures of a finished sweep."""
+    """The report of a finished sweep (tools/summary.py), printed and written
+    to run_dir/report.md, and its figures."""
     import plots
     import summary
 
     records = rec.load(run_dir / "results.jsonl")
+    lockbench_records = summary.lockbench_of(run_dir)
     if notice:
         out(notice)
-    out(summary.report(records))
-    written = plots.write_all(records, run_dir / "plots")
+    text = summary.report(records, lockbench_records, title=f"Report of {run_dir.name}")
+    out(text)
+    (run_dir / "report.md").write_text(text)
+    written = plots.write_all(records, run_dir / "plots", lockbench_records=lockbench_records)
+    out(f"report: {run_dir / 'report.md'}")
     out("plots: " + (", ".join(str(p) for p in written) if written else "none (not enough data)"))
 
 
@@ -512,8 +526,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description="Sweep lock variants, CPUs, delays and benchmarks "
                                 "under QEMU (docs/results.md)")
     p.add_argument("--quick", action="store_true",
-                   help="the `make run` preset: none,bkl,fine(,rtm on x86_64); pingpong on 1 CPU; "
-                        "mcpingpong on 1 and 2 CPUs with delays 0 and 4000")
+                   help="the `make run` preset: none,bkl,fine(,rtm on x86_64); pingpong on 1 CPU "
+                        "and bkl's lock statistics; redis on 1 and 2 CPUs")
     p.add_argument("--resume", metavar="RUN", help="carry on with results/RUN, using its stored plan")
     p.add_argument("--run", metavar="NAME", help="name of the results folder (default: a time stamp)")
     p.add_argument("--results", type=Path, default=REPO / "results", help="where runs are kept")
@@ -533,9 +547,10 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
                    help="redis with ycsb: records per server (default 32000, as in the papers)")
-    p.add_argument("--redis-layout", choices=["single", "percore"],
-                   help="redis: one instance on core 0 (single, the default) or one per further "
-                        "core, each with its own client, started together (percore)")
+    p.add_argument("--redis-layout", choices=["auto", "single", "percore"],
+                   help="redis: one instance on core 0 (single) or one per further core, each with "
+                        "its own client, started together (percore); auto (the default): percore "
+                        "on more than one core")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,

@@ -196,35 +196,52 @@ static void info_figures(char *buf, size_t size, size_t *len, const struct info_
         info_line(buf, size, len, f[i].name, (int64_t)f[i].value);
 }
 
-static void info_environment(char *buf, size_t size, size_t *len)
+/* # Memory from the environment's figures m. */
+static void info_memory(char *buf, size_t size, size_t *len, const struct redis_memory *m)
 {
-    struct redis_memory m;
-    if (!redis_env_memory(&m))
-        return;
     const struct info_figure memory[] = {
-        { "used_memory:", m.used },
-        { "heap_carved:", m.carved },
-        { "heap_size:", m.size },
-        { "tcp_pcbs:", m.tcp_pcbs },
-        { "tcp_pcbs_time_wait:", m.tcp_pcbs_time_wait },
-        { "stack_heap_used:", m.stack_heap_used },
-        { "rx_pool_empty:", m.rx_pool_empty },
-        { "nic_rx_overruns:", m.nic_rx_overruns },
-        { "tcp_output_queued:", m.output_queued },
-    };
-    /* Redis's names where Redis has the figure, and ours for the TCP glue's own ends. */
-    const struct info_figure stats[] = {
-        { "total_connections_received:", m.conns_accepted },
-        { "rejected_connections:", m.conns_refused },
-        { "connections_evicted:", m.conns_evicted },
-        { "connections_reset_by_server:", m.conns_reset },
-        { "connections_reset_by_peer:", m.conns_reset_by_peer },
-        { "connections_aborted_by_stack:", m.conns_aborted_by_lwip },
+        { "used_memory:", m->used },
+        { "heap_carved:", m->carved },
+        { "heap_size:", m->size },
+        { "tcp_pcbs:", m->tcp_pcbs },
+        { "tcp_pcbs_time_wait:", m->tcp_pcbs_time_wait },
+        { "stack_heap_used:", m->stack_heap_used },
+        { "rx_pool_empty:", m->rx_pool_empty },
+        { "nic_rx_overruns:", m->nic_rx_overruns },
+        { "tcp_output_queued:", m->output_queued },
     };
     info_text(buf, size, len, "\r\n# Memory\r\n");
     info_figures(buf, size, len, memory, sizeof(memory) / sizeof(memory[0]));
-    info_text(buf, size, len, "\r\n# Stats\r\n");
+}
+
+/* The TCP glue's connection counters, from the environment's figures m. */
+static void info_connections(char *buf, size_t size, size_t *len, const struct redis_memory *m)
+{
+    /* Redis's names where Redis has the figure, and ours for the TCP glue's own ends. */
+    const struct info_figure stats[] = {
+        { "total_connections_received:", m->conns_accepted },
+        { "rejected_connections:", m->conns_refused },
+        { "connections_evicted:", m->conns_evicted },
+        { "connections_reset_by_server:", m->conns_reset },
+        { "connections_reset_by_peer:", m->conns_reset_by_peer },
+        { "connections_aborted_by_stack:", m->conns_aborted_by_lwip },
+    };
     info_figures(buf, size, len, stats, sizeof(stats) / sizeof(stats[0]));
+}
+
+/* # Memory where the environment has figures, then # Stats: the commands db ran, and the
+ * connection counters where the environment has them. */
+static void info_environment(char *buf, size_t size, size_t *len, const struct redis_db *db)
+{
+    struct redis_memory m;
+    bool have = redis_env_memory(&m);
+
+    if (have)
+        info_memory(buf, size, len, &m);
+    info_text(buf, size, len, "\r\n# Stats\r\n");
+    info_line(buf, size, len, "total_commands_processed:", (int64_t)db->commands);
+    if (have)
+        info_connections(buf, size, len, &m);
 }
 
 /* INFO: the sections clients read, whatever section is asked for. */
@@ -236,7 +253,7 @@ void cmd_info(struct redis_conn *c)
     info_line(buf, sizeof(buf), &len, "arch_bits:", (int64_t)(sizeof(void *) * 8));
     info_text(buf, sizeof(buf), &len, "\r\n# Clients\r\n");
     info_line(buf, sizeof(buf), &len, "connected_clients:", (int64_t)c->db->connections);
-    info_environment(buf, sizeof(buf), &len);
+    info_environment(buf, sizeof(buf), &len, c->db);
     info_text(buf, sizeof(buf), &len, "\r\n# Persistence\r\nloading:0\r\naof_enabled:0\r\n"
               "\r\n# Keyspace\r\n");
     if (c->db->keys.count) {

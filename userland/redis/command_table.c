@@ -160,6 +160,8 @@ void command_dispatch(struct redis_conn *c)
         return;
     }
     cmd->run(c);
+    /* Counted after it ran, as Redis's call() counts: an INFO does not count itself. */
+    c->db->commands++;
 }
 
 bool arg_is(const struct redis_conn *c, size_t i, const char *name)

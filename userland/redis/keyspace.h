@@ -13,6 +13,7 @@ struct redis_db {
     struct dict keys;
     size_t expires;                 /* keys with an expiry */
     size_t connections;             /* conns open on this db (INFO) */
+    uint64_t commands;              /* commands run to the end (INFO total_commands_processed) */
     uint64_t (*now_ms)(void);       /* NULL: no clock, no expiry */
     uint64_t seed;                  /* SPOP's choices */
 };
