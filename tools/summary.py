@@ -3,7 +3,7 @@ terminal summary, one text, in this order:
 
   1. single-core IPC per variant in exact instructions (QEMU -icount), on
      each port measured, with the lock's cost per kernel entry, the current
-     targets (issue 11's), ratios to `none` over every ping-pong
+     targets, ratios to `none` over every ping-pong
      configuration, and the lock's hold time per acquisition (lockstats);
   2. lockbench: the kernel's lock code on this host's real cores, in TSC
      cycles, with the machine-repairman fit and its prediction for 8 and 16
@@ -282,7 +282,7 @@ def shared_clock_note(records) -> str:
             "this fit describes the emulator, not how the lock scales on hardware.")
 
 
-# Issue 11's targets for the IPC path, in instructions (-icount), single core, cross space.
+# The targets for the IPC path (docs/results.md, "The current figures"), in instructions (-icount), single core, cross space.
 IPC_ONE_WAY_TARGET = 200            # none, length 0: Call and ReplyRecv each
 IPC_PER_MR_TARGET = 4               # each extra message register, one way
 IPC_LOCK_PER_ENTRY_TARGET = {"bkl": 15, "fine": 40}   # rtm: no more than bkl + 5
@@ -308,7 +308,7 @@ def _verdict(value: float, target: float) -> str:
 
 
 def ipc_target_rows(records) -> list[tuple[str, str, float, str]]:
-    """(arch, what, figure, target) for issue 11's targets, from the figures at hand.
+    """(arch, what, figure, target) for the current IPC targets, from the figures at hand.
 
     One-way Call and ReplyRecv of `none` at length 0; the cost of each extra
     message register ((length 4 - length 0) / 4, one way); the lock's cost per
@@ -345,7 +345,7 @@ def ipc_target_table(records) -> str:
     rows = ipc_target_rows(records)
     if not rows:
         return ""
-    lines = ["current targets (issue 11; instructions, single core, cross space):"]
+    lines = ["current targets (instructions, single core, cross space):"]
     lines += [f"{arch:<9} {what:<52} {value:>8.1f}  {target}" for arch, what, value, target in rows]
     return "\n".join(lines)
 
