@@ -51,6 +51,15 @@ class BuildError(Exception):
 _builds: dict[tuple, Path] = {}
 
 
+def build_host_programs(tmp_path_factory, folder: str) -> Path:
+    """Build the host programs of `folder` (tests/host, bench/lockbench) into a fresh temporary
+    folder and return it; their own Makefile puts them in a subfolder named after it."""
+    out = tmp_path_factory.mktemp(Path(folder).name)
+    subprocess.run(["make", "-s", "-j2", "-C", str(REPO / folder), f"BUILD={out}"],
+                   check=True, capture_output=True, text=True)
+    return out
+
+
 def make_vars(arch: str, lock: str, **opts: object) -> list[str]:
     return [f"ARCH={arch}", f"LOCK={lock}"] + [f"{k.upper()}={v}" for k, v in sorted(opts.items())]
 

@@ -17,7 +17,7 @@ round number a test can state:
 
 from __future__ import annotations
 
-import json
+from conftest import console_record
 
 CORE0 = {"elapsed": 10_000_000, "idle": 2_000_000, "kernel": 3_000_000, "user": 5_000_000,
          "syscall": 8_000, "interrupt": 2_000}
@@ -26,14 +26,10 @@ OTHER = {"elapsed": 10_000_000, "idle": 9_000_000, "kernel": 400_000, "user": 60
 HELD_PER_ACQUISITION = 150
 
 
-def _record(value: dict) -> str:
-    return "@@ " + json.dumps(value)
-
-
 def _kstats(tag: int, core: int, scale: int) -> str:
     c = CORE0 if core == 0 else OTHER
     start = 5_000_000 + 1_000 * core  # what each core had counted before the window
-    return _record({"kstats": {
+    return console_record({"kstats": {
         "tag": tag, "core": core, "now": start + scale * c["elapsed"], "idle": 7 + scale * c["idle"],
         "kernel": 11 + scale * c["kernel"], "user": 13 + scale * c["user"], "timed": True,
         "entries": {"syscall": 17 + scale * c["syscall"], "interrupt": 19 + scale * c["interrupt"],
@@ -44,7 +40,7 @@ def _lockstats(core: int, stats: bool, before_window: bool) -> str:
     c = CORE0 if core == 0 else OTHER
     acquisitions = 0 if not stats else (999 if before_window else c["syscall"] + c["interrupt"])
     held = (5 if before_window else HELD_PER_ACQUISITION) * acquisitions
-    return _record({"lockstats": {
+    return console_record({"lockstats": {
         "core": core, "acquisitions": acquisitions, "contended": 0, "cycles_held": held,
         "cycles_waited": 0, "rtm_commits": 0, "rtm_aborts": {"conflict": 0, "capacity": 0,
                                                               "explicit": 0, "lock_held": 0,
@@ -56,17 +52,17 @@ def console(lock: str = "bkl", cpus: int = 2, ops: int = 2000, seconds: float = 
             stats: bool = False, errors: int = 0, end_mark: bool = True) -> str:
     ports = list(range(6379, 6379 + cpus))
     lines = ["qemu_run: accelerator tcg (asked for)",
-             _record({"net": {"forwards": [{"host": 40000 + i, "guest": p} for i, p in enumerate(ports)]}}),
-             _record({"boot": {"arch": "x86_64", "lock": lock, "cores": cpus, "cores_expected": cpus,
+             console_record({"net": {"forwards": [{"host": 40000 + i, "guest": p} for i, p in enumerate(ports)]}}),
+             console_record({"boot": {"arch": "x86_64", "lock": lock, "cores": cpus, "cores_expected": cpus,
                                "accel": "tcg", "rtm": False, "rtm_path": "lock", "debug": False}}),
              "redis: serving on 10.0.2.15 port 6379",
-             _record({"redis": {"ports": ports[:1], "instances": [{"port": 6379, "core": 0}]}})]
+             console_record({"redis": {"ports": ports[:1], "instances": [{"port": 6379, "core": 0}]}})]
     lines += [_kstats(1, core, 0) for core in range(cpus)]
     lines += [_lockstats(core, stats, True) for core in range(cpus)]
     if end_mark:
         lines += [_kstats(2, core, 1) for core in range(cpus)]
         lines += [_lockstats(core, stats, False) for core in range(cpus)]
-    lines.append(_record({"bench": "redis", "config": {"client": "redis-benchmark", "ports": 1,
+    lines.append(console_record({"bench": "redis", "config": {"client": "redis-benchmark", "ports": 1,
                                                         "requests": ops // 2, "clients": 5,
                                                         "tests": ["set", "get"]},
                           "ops": ops, "errors": errors, "seconds": seconds}))

@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import lockbench  # noqa: E402
 import model  # noqa: E402
+from conftest import build_host_programs  # noqa: E402
 
 CPUS = len(os.sched_getaffinity(0))
 # As many cores as may overlap here, at most 4: enough for sections to collide.
@@ -29,10 +30,7 @@ CORES = min(CPUS, 4)
 
 @pytest.fixture(scope="module")
 def bin_dir(tmp_path_factory):
-    build = tmp_path_factory.mktemp("lockbench")
-    subprocess.run(["make", "-s", "-j2", "-C", str(ROOT / "bench" / "lockbench"), f"BUILD={build}"],
-                   check=True, capture_output=True, text=True)
-    return build / "lockbench"
+    return build_host_programs(tmp_path_factory, "bench/lockbench") / "lockbench"
 
 
 def run(bin_dir, variant, *args, stats=False, env=None):

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from conftest import build_host_programs
+
 ROOT = Path(__file__).resolve().parent.parent
 LOCK = ROOT / "lock"
 SKIP_EXIT = 77   # tests/host/env.h HOST_SKIP_EXIT
@@ -28,10 +30,7 @@ TOTAL_SECTIONS = 120_000
 
 @pytest.fixture(scope="session")
 def host_bin(tmp_path_factory):
-    build = tmp_path_factory.mktemp("lockbuild")
-    subprocess.run(["make", "-s", "-j2", "-C", str(ROOT / "tests" / "host"), f"BUILD={build}"],
-                   check=True, capture_output=True, text=True)
-    return build / "host"
+    return build_host_programs(tmp_path_factory, "tests/host") / "host"
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,5 @@
 """tools/model.py: the machine-repairman model, its fit and its CLI."""
 
-import json
 import sys
 from fractions import Fraction
 from math import factorial
@@ -11,6 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import model  # noqa: E402
+from conftest import write_jsonl
 
 
 def exact_probabilities(n, s, a):
@@ -223,7 +223,7 @@ def test_cli_predict_and_fit(tmp_path, capsys):
     assert "n* = 12.2" in out and "knee (5% rule) at 12 cores" in out
     assert f"{1e6 / 4358:.2f}" in out  # one core: 1/(a+s) per 1e6 cycles
     path = tmp_path / "results.jsonl"
-    path.write_text("".join(json.dumps(r) + "\n" for r in synthetic_run()))
+    write_jsonl(path, synthetic_run())
     assert model.main(["fit", str(path), "--delay", "2000"]) == 0
     out = capsys.readouterr().out
     assert "s = 358.0 cycles, a = 2150.0 cycles, R² = 1.0000 over 14 points" in out

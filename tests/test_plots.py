@@ -1,6 +1,5 @@
 """tools/plots.py: every figure is written as non-empty PNG and SVG."""
 
-import json
 import sys
 from pathlib import Path
 
@@ -9,6 +8,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import model  # noqa: E402
 import plots  # noqa: E402
+from conftest import write_jsonl
 
 
 def synthetic_records():
@@ -49,7 +49,7 @@ def test_nothing_to_draw_writes_nothing(tmp_path):
 def test_cli_writes_every_figure(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
-    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in synthetic_records()))
+    write_jsonl(run / "results.jsonl", synthetic_records())
     assert plots.main([str(run), "--bounds", "323,613"]) == 0
     names = sorted(p.name for p in (run / "plots").iterdir())
     assert names == sorted(f"{stem}.{ext}" for stem in ("ipc_cost", "scaling_bkl", "bounds_bkl",

@@ -9,6 +9,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import model  # noqa: E402
 import summary  # noqa: E402
+from conftest import write_jsonl
 
 
 def pingpong(lock, call, reply_recv, unit="cycles"):
@@ -205,11 +206,10 @@ def test_emulator_only_figures_stay_out_of_the_default_report():
 
 
 def test_cli_writes_the_report(tmp_path, capsys):
-    import json
     run = tmp_path / "run"
     run.mkdir()
-    (run / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in icount_pingpongs()))
-    (run / "lockbench.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lockbench_records()))
+    write_jsonl(run / "results.jsonl", icount_pingpongs())
+    write_jsonl(run / "lockbench.jsonl", lockbench_records())
     assert summary.main([str(run), "--write", str(run / "report.md")]) == 0
     written = (run / "report.md").read_text()
     assert written.startswith("# Report of run") and "TSC 2.500 GHz" in written

@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import records as rec  # noqa: E402
 import sweep  # noqa: E402
 from redis_console import console as redis_console  # noqa: E402
+from conftest import console_record
 
 
 def option(cmd, name):
@@ -34,7 +35,7 @@ class FakeQemu:
         unit = "instructions" if "--icount" in cmd else "cycles"
         env = {"arch": option(cmd, "--arch"), "lock": lock, "cpus": cpus,
                "accel": option(cmd, "--accel"), "icount": "--icount" in cmd}
-        lines = ["SeaBIOS", "@@ " + json.dumps({"boot": {"lock": lock, "cores": cpus,
+        lines = ["SeaBIOS", console_record({"boot": {"lock": lock, "cores": cpus,
                                                           "accel": option(cmd, "--accel")}})]
         cost = {"none": 400, "bkl": 410, "fine": 480, "rtm": 470}[lock]
         stats = words.get("lockstats") == "1"
@@ -45,12 +46,12 @@ class FakeQemu:
             return 0, redis_console(lock, cpus, stats=stats)
         if stats:  # the reset at the window's start prints a group too; the window's is last
             for held in (9999, 150):
-                lines += ["@@ " + json.dumps({"lockstats": {
+                lines += [console_record({"lockstats": {
                     "core": c, "acquisitions": 100, "contended": 0, "cycles_held": held * 100,
                     "cycles_waited": 10 * 100, "barriers": 100, "hold_histogram": [0, 0, 100]}})
                     for c in range(cpus)]
         if words["app"] == "pingpong":
-            lines.append("@@ " + json.dumps({
+            lines.append(console_record({
                 "bench": "pingpong", "env": env, "config": {"same_space": True}, "unit": unit,
                 **{m: {"mean": cost, "stddev": 2, "median": cost, "min": cost - 5, "max": cost + 9}
                    for m in ("call", "reply_recv", "round_trip")},
@@ -60,13 +61,13 @@ class FakeQemu:
             trips = [1000] * cpus
             if (lock, cpus) in self.starve:
                 trips[-1] = 0
-            lines.append("@@ " + json.dumps({
+            lines.append(console_record({
                 "bench": "mcpingpong", "env": env, "config": {}, "unit": unit,
                 "delay": int(words["delay"]), "cores": cpus, "total_rtt_per_s": rate * cpus,
                 "per_core_rtt_per_s": [rate] * cpus, "per_core_round_trips": trips,
                 "lockstats": stats}))
         status = 1 if (lock, words["app"], cpus) in self.fail else 0
-        lines.append("@@ " + json.dumps({"done": True, "status": status}))
+        lines.append(console_record({"done": True, "status": status}))
         return status, "\n".join(lines) + "\n"
 
 
