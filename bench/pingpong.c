@@ -25,6 +25,10 @@
  * window=1: after the measured runs, one more run of `iters` round trips
  * between the markers of bench/window.c, with its `window` record, for
  * tools/insn_profile.py (make profile).
+ * timing=1: then every configuration again with the kernel's timing on
+ * (KSTATS_TIME_ON, as the Redis benchmark's window runs), each record
+ * marked "timing": true, so that tools can give what timing costs a kernel
+ * entry (docs/results.md).
  */
 #include <apps.h>
 #include "bench.h"
@@ -121,9 +125,18 @@ static void pp_window(bool same_space, word_t length, word_t iters, unsigned dit
     bench_window_record("pingpong", config, begin, end, iters);
 }
 
-static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, uint64_t overhead,
-                     bool lockstats, bool window)
+struct pp_options {
+    word_t runs, iters;
+    uint64_t overhead;      /* one counter read (timing_overhead()) */
+    bool lockstats;         /* a lock statistics window around the runs */
+    bool window;            /* one more run between bench/window.c's markers */
+    bool timing;            /* the kernel's timing is on (KSTATS_TIME_ON) */
+};
+
+static int pp_config(bool same_space, word_t length, const struct pp_options *o)
 {
+    word_t runs = o->runs, iters = o->iters;
+    uint64_t overhead = o->overhead;
     struct arena a;
     if (arena_begin(&a, 22) != E_OK)
         return 1;
@@ -131,8 +144,8 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
     pp.length = length;
     struct thread t;
     /* The server at the client's priority on core 0: Call and ReplyRecv switch directly. */
-    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = 0 };
-    word_t st = same_space ? thread_create(&t, &o) : thread_create_space(&t, &o);
+    struct thread_opts to = { .prio = DEFAULT_PRIO, .core = 0 };
+    word_t st = same_space ? thread_create(&t, &to) : thread_create_space(&t, &to);
     if (!pp.ep || st != E_OK || thread_start(&t, pp_server, NULL) != E_OK) {
         printf("pingpong: setup failed (%s)\n", status_name(st));
         arena_end(&a);
@@ -141,15 +154,15 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
 
     static uint64_t call[MAX_RUNS], rr[MAX_RUNS], rtt[MAX_RUNS];
     uint64_t dummy[3];
-    if (lockstats)
+    if (o->lockstats)
         sys_debug_lockstats(1);
     pp_run(iters, 0, overhead, &dummy[0], &dummy[1], &dummy[2]);   /* warm-up */
     unsigned dither = pp_dither(overhead);
     for (word_t r = 0; r < runs; r++)
         pp_run(iters, dither, overhead, &call[r], &rr[r], &rtt[r]);
-    if (lockstats)
+    if (o->lockstats)
         sys_debug_lockstats(0);
-    if (window)
+    if (o->window)
         pp_window(same_space, length, iters, dither, overhead);
     uint64_t ipcs = 2 * ((uint64_t)iters * (runs + 1) + (ARCH_COUNTER_STEP > 1 ? 6 * PP_DITHER_ROUNDS : 0));
 
@@ -164,10 +177,12 @@ static int pp_config(bool same_space, word_t length, word_t runs, word_t iters, 
     stats_json(jt, sizeof(jt), &stt);
     printf("@@ {\"bench\": \"pingpong\", \"env\": %s, \"config\": {\"same_space\": %s, \"length\": %lu, "
            "\"runs\": %lu, \"iters\": %lu}, \"unit\": \"%s\", \"call\": %s, \"reply_recv\": %s, "
-           "\"round_trip\": %s, \"overhead\": %llu, \"dither\": %u, \"lockstats\": %s, \"ipcs\": %llu}\n",
+           "\"round_trip\": %s, \"overhead\": %llu, \"dither\": %u, \"lockstats\": %s, \"timing\": %s, "
+           "\"ipcs\": %llu}\n",
            env, same_space ? "true" : "false", (unsigned long)length, (unsigned long)runs,
            (unsigned long)iters, bench_icount() ? "instructions" : "cycles", jc, jr, jt,
-           (unsigned long long)overhead, dither, lockstats ? "true" : "false", (unsigned long long)ipcs);
+           (unsigned long long)overhead, dither, o->lockstats ? "true" : "false",
+           o->timing ? "true" : "false", (unsigned long long)ipcs);
 
     tcb_suspend(t.tcb);
     arena_end(&a);
@@ -181,19 +196,34 @@ int app_pingpong(void)
         runs = 1;
     if (runs > MAX_RUNS)
         runs = MAX_RUNS;
-    iters = COUNTER_STEP_ROUND(iters < 1 ? 1 : iters);
     tcb_set_priority(ROOT_SLOT_TCB, DEFAULT_PRIO);
-    bool lockstats = arg_word("lockstats", 0) != 0;
-    bool window = arg_word("window", 0) != 0;
-    uint64_t overhead = timing_overhead();
-    printf("pingpong: %lu runs of %lu round trips, timing overhead %llu\n", (unsigned long)runs,
-           (unsigned long)iters, (unsigned long long)overhead);
+    struct pp_options o = {
+        .runs = runs,
+        .iters = COUNTER_STEP_ROUND(iters < 1 ? 1 : iters),
+        .overhead = timing_overhead(),
+        .lockstats = arg_word("lockstats", 0) != 0,
+        .window = arg_word("window", 0) != 0,
+    };
+    printf("pingpong: %lu runs of %lu round trips, timing overhead %llu\n", (unsigned long)o.runs,
+           (unsigned long)o.iters, (unsigned long long)o.overhead);
     int status = 0;
     static const struct { bool same; word_t len; } configs[] = {
         { true, 0 }, { true, 4 }, { false, 0 }, { false, 4 },
     };
-    for (unsigned i = 0; i < ARRAY_SIZE(configs); i++) {
-        status |= pp_config(configs[i].same, configs[i].len, runs, iters, overhead, lockstats, window);
+    for (unsigned i = 0; i < ARRAY_SIZE(configs); i++)
+        status |= pp_config(configs[i].same, configs[i].len, &o);
+    if (arg_word("timing", 0) != 0) {
+        word_t values[KSTATS_VALUES];
+        struct pp_options timed = o;
+        timed.lockstats = false;
+        timed.window = false;
+        timed.timing = true;
+        if (sys_debug_kstats(0, KSTATS_TIME_ON, 0, values) != E_OK)
+            return 1;
+        for (unsigned i = 0; i < ARRAY_SIZE(configs); i++)
+            status |= pp_config(configs[i].same, configs[i].len, &timed);
+        if (sys_debug_kstats(0, KSTATS_TIME_OFF, 0, values) != E_OK)
+            return 1;
     }
     return status;
 }

@@ -97,7 +97,8 @@ def test_report_has_a_row_per_configuration_and_keeps_tcg_rates_apart():
     rows = [line.split() for line in text.splitlines() if line.startswith(("bkl ", "fine "))]
     assert [(r[0], r[1]) for r in rows] == [("bkl", "1"), ("bkl", "2"), ("fine", "2")]
     fine = rows[2]
-    assert fine[4] == "5.60" and fine[5] == "1,700" and fine[6] == "2,800"   # entries, kernel, user per op
+    # entries, kernel, untimed (no ping-pong timing pass in these records), user per op
+    assert fine[4:8] == ["5.60", "1,700", "-", "2,800"]
     assert "instructions" in text and "machine-repairman prediction" in text
     # Under TCG, throughput and Xput are emulation speed: only in the emulator report.
     assert "Xput" not in text and "ops/s" not in text
@@ -110,6 +111,33 @@ def test_report_has_a_row_per_configuration_and_keeps_tcg_rates_apart():
     # The sweep's summary has both, the rates in its emulator section.
     summary_text = summary.report(records)
     assert summary_text.index("## 3. Redis") < summary_text.index("## Emulator") < summary_text.index("Xput")
+
+
+def pingpong_trip(lock: str, trip: float, timing: bool, stats: bool = False) -> dict:
+    return {"bench": "pingpong", "env": {"arch": "x86_64", "lock": lock, "cpus": 1},
+            "config": {"same_space": False, "length": 0}, "unit": "instructions",
+            "call": {"median": trip / 2}, "reply_recv": {"median": trip / 2},
+            "round_trip": {"median": trip}, "lockstats": False, "timing": timing,
+            rec.META_KEY: {"stats": stats}}
+
+
+def test_timing_cost_per_entry_is_half_the_round_trips_difference():
+    records = [pingpong_trip("bkl", 418, False), pingpong_trip("bkl", 573, True),
+               pingpong_trip("fine", 429, False),
+               # a LOCKSTATS=1 build's figures are another kernel's: left out
+               pingpong_trip("bkl", 900, True, stats=True)]
+    assert redis_report.timing_cost_per_entry(records) == {("x86_64", "bkl"): 77.5}
+
+
+def test_untimed_kernel_time_takes_timing_off_each_entry():
+    """kernel/op less entries/op times the timing cost of an entry, per variant."""
+    records = _sweep_records(console("fine", 2, seconds=8.0), "fine", 2)
+    records += [pingpong_trip("fine", 400, False), pingpong_trip("fine", 600, True)]
+    text = redis_report.report(records)
+    fine = [line.split() for line in text.splitlines() if line.startswith("fine ")][0]
+    assert fine[4:7] == ["5.60", "1,700", "1,140"]     # 1,700 - 5.6 x 100
+    assert "the kernel's timing (on in the Redis window) adds per kernel entry: x86_64 fine 100.0" \
+        in summary.ipc_table(records)
 
 
 def test_rates_of_boots_on_real_cores_stay_in_the_redis_section():

@@ -196,6 +196,9 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert option(boots[9], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
     assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
     assert option(boots[-3], "--cmdline") == "app=pingpong lockstats=1"
+    # The timed ping-pong also runs with the kernel's timing on (the Redis window's cost); the
+    # statistics build's does not.
+    assert option(boots[0], "--cmdline") == "app=pingpong timing=1"
     assert option(boots[-2], "--cmdline") == "app=redis lockstats=1 layout=single"
     assert option(boots[-1], "--cmdline") == "app=redis lockstats=1 layout=percore"
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"

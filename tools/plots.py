@@ -61,7 +61,7 @@ def ipc_cost(records, stem: Path) -> list[Path]:
     deviation (the median of the boots' standard deviations)."""
     by_lock: dict = {}
     for r in rec.benches(records, "pingpong"):
-        if r.get("env", {}).get("cpus", 1) == 1 and r.get("lockstats") is not True:
+        if r.get("env", {}).get("cpus", 1) == 1 and r.get("lockstats") is not True and r.get("timing") is not True:
             by_lock.setdefault(r.get("env", {}).get("lock", "?"), []).append(r)
     if not by_lock:
         return []

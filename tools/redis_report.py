@@ -38,6 +38,7 @@ class Boot:
     figures: dict
     stats: bool = False  # a LOCKSTATS=1 build: slower, but it measures the lock's hold time
     emulated: bool = True  # under TCG: wall-clock rates are emulation speed
+    arch: str = "x86_64"
 
     @property
     def variant(self) -> str:
@@ -76,8 +77,28 @@ def boots(records) -> list[Boot]:
                           cpus=int(meta.get("cpus", info.get("cores", 1))),
                           icount=bool(meta.get("icount", False)), figures=fig,
                           stats=bool(meta.get("stats", False)),
-                          emulated=meta.get("accel", "tcg") == "tcg"))
+                          emulated=meta.get("accel", "tcg") == "tcg",
+                          arch=meta.get("arch", info.get("arch", "x86_64"))))
     return found
+
+
+def timing_cost_per_entry(records) -> dict:
+    """{(arch, lock): instructions the kernel's timing adds to one kernel entry}.
+
+    The Redis window runs with timing on (KSTATS_TIME_ON), which splits kernel from user time;
+    the ping-pong's timing=1 pass measures the same entries with it on, so half the difference of
+    the cross-space, length-0 round trips is its cost per entry (docs/results.md)."""
+    trips: dict = {}
+    for r in rec.benches(records, "pingpong"):
+        env = r.get("env", {})
+        if (r.get("unit") != "instructions" or env.get("cpus", 1) != 1 or r.get("lockstats") is True
+                or (r.get(rec.META_KEY) or {}).get("stats")
+                or rec.field(r, "same_space") is not False or int(rec.field(r, "length", 0)) != 0):
+            continue
+        key = (env.get("arch", "?"), env.get("lock", "?"))
+        trips.setdefault(key, {}).setdefault(bool(r.get("timing")), []).append(float(r["round_trip"]["median"]))
+    return {key: (statistics.median(t[True]) - statistics.median(t[False])) / 2
+            for key, t in trips.items() if t.get(True) and t.get(False)}
 
 
 def _median(values):
@@ -99,25 +120,33 @@ def configurations(found: list[Boot]) -> dict:
     return out
 
 
-def per_op_table(found: list[Boot]) -> str:
+def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
     """Kernel entries and kernel, user and lock time per operation: exact
-    instruction counts under -icount, whatever the host's speed."""
+    instruction counts under -icount, whatever the host's speed.  With the
+    cost of the kernel's timing per entry (timing_cost_per_entry()), also the
+    kernel's time per operation without it."""
+    timing = timing or {}
     unit = "instructions" if any(b.icount for b in found) else "cycles"
     head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'entries/op':>11}{'kernel/op':>11}"
-            f"{'user/op':>11}{'lock/op':>10}")
+            f"{'untimed':>9}{'user/op':>11}{'lock/op':>10}")
     sources = {b.figures.get("ops_source", "configured") for b in found}
     counted = ("the servers' own count of commands run in the window (INFO total_commands_processed)"
                if sources == {"server"} else
                "the clients' configured requests, not a count the servers kept" if sources == {"configured"}
                else "the servers' count where they kept one, else the clients' configured requests")
     lines = [f"(per operation, in {unit}; ops: {counted}; lock/op only from LOCKSTATS=1 builds, "
-             "the -stats rows)", head]
+             "the -stats rows; the window runs with the kernel's timing on, and untimed is "
+             "kernel/op less entries/op times what timing adds to an entry, from the ping-pong's "
+             "timing pass, where the run has one)", head]
     for (lock, cpus), group in configurations(found).items():
         figs = [b.figures for b in group]
+        kernel, entries = (_median([f[k] for f in figs]) for k in ("kernel_per_op", "entries_per_op"))
+        cost = timing.get((group[0].arch, group[0].lock))
+        untimed = kernel - entries * cost if None not in (kernel, entries, cost) else None
         lines.append(
             f"{lock:<10}{cpus:>6}{len(group):>6}{_median([f['ops'] for f in figs]):>9,.0f}"
-            f"{_fmt(_median([f['entries_per_op'] for f in figs]), 2):>11}"
-            f"{_fmt(_median([f['kernel_per_op'] for f in figs]), 0):>11}"
+            f"{_fmt(entries, 2):>11}"
+            f"{_fmt(kernel, 0):>11}{_fmt(untimed, 0):>9}"
             f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
             f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}")
     return "\n".join(lines)
@@ -189,7 +218,7 @@ def report(records) -> str:
     found = boots(records)
     if not found:
         return ""
-    parts = [f"Redis ({CLIENT_TEXT}), per operation:", per_op_table(found),
+    parts = [f"Redis ({CLIENT_TEXT}), per operation:", per_op_table(found, timing_cost_per_entry(records)),
              "How many requests one kernel entry serves varies from boot to boot (packets come "
              "from the host in real time): repeat boots (--reps) before comparing variants.",
              "modelled: machine-repairman prediction (tools/model.py mixed_throughput; delays = "

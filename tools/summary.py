@@ -87,8 +87,8 @@ def overhead_rows(records, bench: str | None = None) -> list[Row]:
     """Ratios to `none` per configuration and figure, of one benchmark or all."""
     groups: dict = {}
     for r in rec.of_type(records, "bench"):
-        if r.get("lockstats") is True:
-            continue  # statistics cost time: such runs are not compared
+        if r.get("lockstats") is True or r.get("timing") is True:
+            continue  # statistics and timing cost time: such runs are not compared
         if bench is not None and r["bench"] != bench:
             continue
         lock = r.get("env", {}).get("lock")
@@ -295,7 +295,7 @@ def _ipc_medians(records) -> dict:
     for r in rec.benches(records, "pingpong"):
         env = r.get("env", {})
         if (r.get("unit") != "instructions" or env.get("cpus", 1) != 1 or r.get("lockstats") is True
-                or rec.field(r, "same_space") is not False):
+                or r.get("timing") is True or rec.field(r, "same_space") is not False):
             continue
         key = (env.get("arch", "?"), env.get("lock", "?"), int(rec.field(r, "length", 0)))
         for figure in ("call", "reply_recv", "round_trip"):
@@ -372,6 +372,12 @@ def ipc_table(records) -> str:
                          f"{figs['round_trip']:>10.0f} {over}")
     lines.append("(instructions under QEMU -icount; lock/entry = (round trip - none's) / 2: "
                  "a round trip is two kernel entries)")
+    timing = redis_report.timing_cost_per_entry(records)
+    if timing:
+        lines.append("the kernel's timing (on in the Redis window) adds per kernel entry: " + ", ".join(
+            f"{arch} {lock} {cost:.1f}" for (arch, lock), cost in
+            sorted(timing.items(), key=lambda kv: (kv[0][0], LOCK_ORDER.index(kv[0][1])
+                                                   if kv[0][1] in LOCK_ORDER else 99))))
     return "\n".join(lines)
 
 

@@ -89,6 +89,9 @@ class Plan:
     # at once, one client per instance; "auto", percore on more than one core
     # (so that every core serves) and single on one.
     redis_layout: str = "auto"
+    # The single-core ping-pong also runs with the kernel's timing on (timing=1), which the Redis
+    # window runs with: what it adds to a kernel entry (tools/redis_report.py).
+    pingpong_timing: bool = False
 
 
 @dataclass(frozen=True)
@@ -130,7 +133,8 @@ class Job:
 def quick_plan(arch: str) -> Plan:
     """`make run`: every variant on single-core ping-pong (exact instructions
     under -icount), with the bkl lock statistics beside it (the hold time per
-    acquisition that tools/lockbench.py replays), and a short Redis
+    acquisition that tools/lockbench.py replays) and with the kernel's timing
+    on (what it adds to each entry of the Redis window), and a short Redis
     comparison of every variant on 1 and 2 cores (200 requests of each test
     per port, 5 connections; one instance per core on 2).  No multicore
     ping-pong: under -icount QEMU runs the cores one at a time, so its
@@ -140,7 +144,7 @@ def quick_plan(arch: str) -> Plan:
     return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "redis"],
                 cpus=[1, 2], pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
                 stats_locks=["bkl"], stats_cpus=[1, 2], redis_cpus=[1, 2], redis_requests=200,
-                redis_clients=5)
+                redis_clients=5, pingpong_timing=True)
 
 
 def expand(plan: Plan) -> list[Job]:
@@ -460,6 +464,8 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         log = logs / (job.id.replace("/", "_").replace("=", "") + ".log")
         unsafe = variables["UNSAFE"] == "1"
         extra = plan.args
+        if job.bench == "pingpong" and plan.pingpong_timing and not job.stats:
+            extra = " ".join(w for w in (plan.args, "timing=1") if w)
         if job.bench == "redis":
             extra = " ".join(w for w in (plan.args, f"layout={redis_layout(plan, job.cpus)}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
