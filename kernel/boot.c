@@ -230,7 +230,7 @@ static void make_untypeds(struct bootinfo *bi, const struct arch_boot_info *info
                 while (BIT(bits) > end - start)
                     bits--;
                 struct cap c = object_create(OBJ_UNTYPED, start, bits, pass == 1);
-                c.asid_gen = 0;     /* boot memory is not known to be zero */
+                c.clear_index = 0;  /* boot memory is not known to be zero */
                 bi->untyped_list[nut].paddr = start;
                 bi->untyped_list[nut].size_bits = (uint8_t)bits;
                 bi->untyped_list[nut].is_device = pass == 1;
