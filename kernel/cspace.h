@@ -49,4 +49,11 @@ void cte_insert_root(struct cte *dest, struct cap cap);
 void cte_move(struct cte *src, struct cte *dest);
 void cte_swap(struct cte *a, struct cte *b);
 
+/*
+ * The cap a new child of `src` receives (CNode Copy and Mint, a cap
+ * granted in a message), or E_REVOKE_FIRST or E_ILLEGAL_OPERATION when
+ * the cap in `src` may have no child.  Caller holds the write side.
+ */
+enum status cap_derive(const struct cte *src, struct cap *out);
+
 #endif

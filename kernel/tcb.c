@@ -282,13 +282,8 @@ static enum status decode_space_deletions(struct invocation *inv, struct tcb_spa
     if (a->set_space && a->target == inv->thread && cdt_is_final(&a->target->slots[TCB_SLOT_CSPACE]))
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     /* A frame becomes the IPC buffer unmapped (the thread reaches it through its own mapping). */
-    if (a->set_buffer) {
-        struct cap *c = &a->cap[TCB_SLOT_IPC_BUFFER];
-        c->flags &= (uint8_t)~CAPF_MAPPED;
-        c->asid = 0;
-        c->asid_gen = 0;
-        c->mapped_vaddr = 0;
-    }
+    if (a->set_buffer)
+        cap_clear_mapping(&a->cap[TCB_SLOT_IPC_BUFFER]);
     if (invoke_set_space(a) == PROGRESS_PREEMPTED)
         return STATUS_PREEMPTED;
     return E_OK;
