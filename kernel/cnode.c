@@ -4,8 +4,8 @@
  *
  * Message layout (docs/abi.md): MR0 dest index, MR1 dest depth, then the
  * source or pivot as (index, depth) in the next MRs; source CNodes are
- * extra caps.  The badge of a CNode cap (Mint, Mutate) is its guard:
- * bits 0..5 guard length, bits 6.. guard value.
+ * extra caps.  The badge of a CNode cap (Mint, Mutate, Rotate) is its
+ * guard data (abi/cnode_guard.h).
  */
 #include "cspace.h"
 #include "cdt.h"
@@ -62,15 +62,8 @@ static enum status apply_badge(struct invocation *inv, struct cap *c, word_t bad
         c->badge = badge;
         return E_OK;
     }
-    if (c->type == CAP_CNODE) {
-        unsigned gbits = badge & 63;
-        word_t guard = badge >> 6;
-        if (gbits + c->size_bits > WORD_BITS || (gbits < WORD_BITS && (guard >> gbits)))
-            return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
-        c->guard_bits = (uint8_t)gbits;
-        c->guard = guard;
+    if (c->type == CAP_CNODE && cspace_set_guard(c, badge))
         return E_OK;
-    }
     return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
 }
 

@@ -8,6 +8,7 @@
 #include "types.h"
 #include "cap.h"
 #include "tcb.h"
+#include <abi/cnode_guard.h>
 
 enum lookup_failure {
     LOOKUP_OK = 0,
@@ -36,6 +37,13 @@ struct lookup_result cspace_lookup_cap(struct tcb *t, cptr_t cptr);
 
 /* Resolve (index, depth) in the CNode cap `root` to a slot (may be empty). */
 struct lookup_result cspace_lookup_slot(const struct cap *root, cptr_t index, unsigned depth);
+
+/*
+ * Give the CNode cap `cnode` the guard of `guard_data` (abi/cnode_guard.h);
+ * false, the cap unchanged, when the guard does not fit its length or the
+ * word.
+ */
+bool cspace_set_guard(struct cap *cnode, word_t guard_data);
 
 /* Number of slots of a CNode cap and its slot array. */
 static inline struct cte *cnode_slots(const struct cap *c)

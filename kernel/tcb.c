@@ -107,14 +107,8 @@ static enum status check_cnode(struct invocation *inv, struct cte *slot, word_t 
     struct cap c = slot->cap;
     if (c.type != CAP_CNODE)
         return inv_error(inv, E_INVALID_CAPABILITY, idx, 0);
-    if (data) {
-        unsigned gbits = data & 63;
-        word_t guard = data >> 6;
-        if (gbits + c.size_bits > WORD_BITS || (gbits < WORD_BITS && (guard >> gbits)))
-            return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
-        c.guard_bits = (uint8_t)gbits;
-        c.guard = guard;
-    }
+    if (data && !cspace_set_guard(&c, data))
+        return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
     *out = c;
     return E_OK;
 }
