@@ -139,7 +139,12 @@ static enum status extra_cnode(struct invocation *inv, unsigned i, const struct 
     return E_OK;
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).  decode_source(), the
+ * part Copy, Mint, Move and Mutate share, only checks.
+ */
 
 /* What a CNode invocation acts on, once decoded. */
 struct cnode_args {

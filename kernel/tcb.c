@@ -75,7 +75,11 @@ void tcb_finalise(struct tcb *t)
         root_thread = NULL;
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).
+ */
 
 /* What a TCB invocation does, once decoded (the fields its label uses). */
 struct tcb_args {

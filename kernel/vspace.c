@@ -119,7 +119,12 @@ void vspace_finalise(const struct cap *c)
     coreset_clear_all(&asid_table[asid].loaded);
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).  decode_map(), the part
+ * Frame Map and PageTable Map share, only checks.
+ */
 
 /* A Frame or PageTable Map, once decoded. */
 struct map_args {
