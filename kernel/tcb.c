@@ -144,14 +144,20 @@ static void sync_registers(struct tcb *t)
     }
 }
 
+/* Read and Copy Registers read t's saved registers: t suspended first (flags bit 0), else synced. */
+static void stop_or_sync(struct tcb *t, word_t flags)
+{
+    if (flags & 1)
+        tcb_suspend(t);
+    else
+        sync_registers(t);
+}
+
 static void invoke_read_registers(struct invocation *inv, const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
 
-    if (a->flags & 1)
-        tcb_suspend(a->target);
-    else
-        sync_registers(a->target);
+    stop_or_sync(a->target, a->flags);
     arch_context_read_all(&a->target->context, regs);
     for (word_t i = 0; i < a->count; i++)
         inv_result(inv, (unsigned)i, regs[i]);
@@ -206,10 +212,7 @@ static void invoke_copy_registers(const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
 
-    if (a->flags & 1)
-        tcb_suspend(a->source);
-    else
-        sync_registers(a->source);
+    stop_or_sync(a->source, a->flags);
     sync_registers(a->target);
     arch_context_read_all(&a->source->context, regs);
     arch_context_write_all(&a->target->context, regs);
