@@ -34,7 +34,7 @@ static void deliver(struct tcb *t, word_t badge)
     arch_set_reg(&t->context, ABI_STATUS, E_OK);
 }
 
-/* Complete t's Wait with the pending bits of an active notification, which become idle. */
+/* Complete t's Wait with the pending bits of the active notification n, which becomes idle. */
 static void deliver_pending(struct tcb *t, struct notification *n)
 {
     deliver(t, n->pending);
