@@ -75,13 +75,13 @@ COMMON   := -std=c11 -ffreestanding -fno-builtin -fno-common -fno-stack-protecto
             -O2 -g $(WARN) -MMD -MP
 
 # ---- the kernel
-KERNEL_INC := -Ikernel -Iarch/$(ARCH)/include -Ilock -Ilock/variant/$(LOCK) -Ilock/$(LOCK_ARCH)
+KERNEL_INC := -Ikernel -Ikernel/uapi -Iarch/$(ARCH)/include -Ilock -Ilock/variant/$(LOCK) -Ilock/$(LOCK_ARCH)
 LOCK_SRC   := lock/$(LOCK).c lock/clh.c lock/brlock.c lock/lockstats.c
 KERNEL_SRC := $(wildcard kernel/*.c kernel/*.S) $(ARCH_KERNEL_SRC) $(LOCK_SRC)
 KERNEL_OBJ := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRC))
 
-# ---- the root task (userland and benchmarks, linked into one ELF)
-USER_INC := -Iuserland/include -Ikernel -Iarch/$(ARCH)/user
+# ---- the root task (userland and benchmarks, linked into one ELF); of the kernel it sees only the ABI
+USER_INC := -Iuserland/include -Ikernel/uapi -Iarch/$(ARCH)/user
 USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c userland/fuzz/*.c bench/*.c) \
             $(wildcard userland/drivers/*.c userland/net/*.c userland/redis/*.c) \
             $(ARCH_USER_SRC)

@@ -111,14 +111,10 @@ static word_t alloc_and_note_table(void)
     return p;
 }
 
-static struct cap frame_cap(word_t paddr, void *root, unsigned asid, word_t vaddr)
+static struct cap frame_cap(word_t paddr, unsigned asid, word_t vaddr)
 {
     struct cap c = object_create(OBJ_FRAME, paddr, 0, false);
-    (void)root;
-    c.flags |= CAPF_MAPPED;
-    c.asid = (uint16_t)asid;
-    c.asid_gen = asid_table[asid].gen;
-    c.mapped_vaddr = vaddr;
+    cap_note_mapping(&c, asid, vaddr);
     return c;
 }
 
@@ -207,7 +203,7 @@ static void load_root_image(void *root, unsigned asid, struct bootinfo *bi, word
                 memcpy(kva + (from - va), elf + seg[i].offset + (from - seg[i].vaddr), to - from);
         }
         vspace_boot_map(root, va, pa, RIGHT_READ | RIGHT_WRITE, alloc_and_note_table);
-        root_slot_put(frame_cap(pa, root, asid, va));
+        root_slot_put(frame_cap(pa, asid, va));
     }
     bi->user_image_frames.end = next_slot;
 }
@@ -230,7 +226,7 @@ static void make_untypeds(struct bootinfo *bi, const struct arch_boot_info *info
                 while (BIT(bits) > end - start)
                     bits--;
                 struct cap c = object_create(OBJ_UNTYPED, start, bits, pass == 1);
-                c.asid_gen = 0;     /* boot memory is not known to be zero */
+                c.clear_index = 0;  /* boot memory is not known to be zero */
                 bi->untyped_list[nut].paddr = start;
                 bi->untyped_list[nut].size_bits = (uint8_t)bits;
                 bi->untyped_list[nut].is_device = pass == 1;
@@ -291,12 +287,12 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
     bi_pa = boot_alloc(PAGE_BITS);
     bi = arch_phys_to_virt(bi_pa);
     vspace_boot_map(vspace.obj, BOOTINFO_VADDR, bi_pa, RIGHT_READ, alloc_and_note_table);
-    c = frame_cap(bi_pa, vspace.obj, vspace.asid, BOOTINFO_VADDR);
+    c = frame_cap(bi_pa, vspace.asid, BOOTINFO_VADDR);
     root_slot_put_fixed(ROOT_SLOT_BOOTINFO_FRAME, c);
 
     ipc_pa = boot_alloc(PAGE_BITS);
     vspace_boot_map(vspace.obj, IPC_BUFFER_VADDR, ipc_pa, RIGHT_READ | RIGHT_WRITE, alloc_and_note_table);
-    c = frame_cap(ipc_pa, vspace.obj, vspace.asid, IPC_BUFFER_VADDR);
+    c = frame_cap(ipc_pa, vspace.asid, IPC_BUFFER_VADDR);
     root_slot_put_fixed(ROOT_SLOT_IPC_BUFFER, c);
 
     load_root_image(vspace.obj, vspace.asid, bi, &entry);
@@ -306,7 +302,7 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
         word_t va = ROOT_STACK_TOP - (i + 1) * PAGE_SIZE;
         word_t pa = boot_alloc(PAGE_BITS);
         vspace_boot_map(vspace.obj, va, pa, RIGHT_READ | RIGHT_WRITE, alloc_and_note_table);
-        root_slot_put(frame_cap(pa, vspace.obj, vspace.asid, va));
+        root_slot_put(frame_cap(pa, vspace.asid, va));
     }
 
     /* Caps to the page tables the mappings above needed. */
@@ -321,7 +317,7 @@ static struct tcb *create_root_task(const struct arch_boot_info *info)
     cte_insert_child(&root_slots[ROOT_SLOT_CNODE], &t->slots[TCB_SLOT_CSPACE], root_slots[ROOT_SLOT_CNODE].cap);
     cte_insert_child(&root_slots[ROOT_SLOT_VSPACE], &t->slots[TCB_SLOT_VSPACE], root_slots[ROOT_SLOT_VSPACE].cap);
     c = root_slots[ROOT_SLOT_IPC_BUFFER].cap;
-    c.flags &= (uint8_t)~CAPF_MAPPED;
+    cap_clear_mapping(&c);
     cte_insert_child(&root_slots[ROOT_SLOT_IPC_BUFFER], &t->slots[TCB_SLOT_IPC_BUFFER], c);
     t->ipc_buffer_vaddr = IPC_BUFFER_VADDR;
     t->priority = PRIORITY_COUNT - 1;

@@ -30,7 +30,7 @@
 
 enum cap_type {
     CAP_NULL = 0,
-    CAP_UNTYPED,        /* paddr, size_bits, free_index (bytes used), CAPF_DEVICE */
+    CAP_UNTYPED,        /* paddr, size_bits, free_index, clear_index, CAPF_DEVICE */
     CAP_TCB,            /* obj = struct tcb */
     CAP_ENDPOINT,       /* obj = struct endpoint, badge, rights */
     CAP_NOTIFICATION,   /* obj = struct notification, badge, rights */
@@ -72,7 +72,7 @@ struct cap {
     union {
         word_t badge;       /* endpoint, notification */
         word_t guard;       /* cnode */
-        word_t free_index;  /* untyped: bytes from the start already retyped */
+        word_t free_index;  /* untyped: bytes from its start in use (its watermark) */
         word_t mapped_vaddr;/* frame, page table (when CAPF_MAPPED) */
         word_t irq;         /* irq handler */
         word_t io_port_last;    /* I/O port: the last port it covers (inclusive) */
@@ -80,6 +80,7 @@ struct cap {
     };
     union {
         word_t asid_gen;    /* mapped frame or page table: generation of its ASID (vspace.c) */
+        word_t clear_index; /* untyped: bytes from its start known to be zero once free (untyped.c) */
         word_t zombie_left; /* zombie: slots 0 .. zombie_left-1 may still hold caps */
     };
 };

@@ -4,8 +4,8 @@
  *
  * Message layout (docs/abi.md): MR0 dest index, MR1 dest depth, then the
  * source or pivot as (index, depth) in the next MRs; source CNodes are
- * extra caps.  The badge of a CNode cap (Mint, Mutate) is its guard:
- * bits 0..5 guard length, bits 6.. guard value.
+ * extra caps.  The badge of a CNode cap (Mint, Mutate, Rotate) is its
+ * guard data (abi/cnode_guard.h).
  */
 #include "cspace.h"
 #include "cdt.h"
@@ -13,6 +13,7 @@
 #include "invocation.h"
 #include "preemption.h"
 #include "printf.h"
+#include "vspace.h"
 
 void cte_insert_child(struct cte *parent, struct cte *dest, struct cap cap)
 {
@@ -61,57 +62,58 @@ static enum status apply_badge(struct invocation *inv, struct cap *c, word_t bad
         c->badge = badge;
         return E_OK;
     }
-    if (c->type == CAP_CNODE) {
-        unsigned gbits = badge & 63;
-        word_t guard = badge >> 6;
-        if (gbits + c->size_bits > WORD_BITS || (gbits < WORD_BITS && (guard >> gbits)))
-            return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
-        c->guard_bits = (uint8_t)gbits;
-        c->guard = guard;
+    if (c->type == CAP_CNODE && cspace_set_guard(c, badge))
         return E_OK;
-    }
     return inv_error(inv, E_INVALID_ARGUMENT, 5, 0);
 }
 
 /*
- * What a copy of `src` with `rights` and `badge` looks like, or an error.
- * Copies never carry a mapping.  Deriving a badged or reduced cap needs no
- * other check; untyped caps with children, reply caps and IRQ control
- * cannot be copied, page tables neither (a table maps at one place), nor
- * zombies (a zombie is its object's only cap, kernel/delete.c).
+ * As seL4's deriveCap.  A derived cap never carries a mapping (only the cap
+ * that made a mapping does, vspace.h).  An untyped cap with children has
+ * no child cap until it is revoked (the copy would retype memory its
+ * children use).  An empty slot, reply caps, IRQ control, page tables (a
+ * table maps at one place) and zombies (a zombie is its object's only cap,
+ * kernel/delete.c) have none at all.
  */
-static enum status derive_cap(struct invocation *inv, const struct cte *src, word_t rights,
-                              bool set_badge, word_t badge, struct cap *out)
+enum status cap_derive(const struct cte *src, struct cap *out)
 {
     struct cap c = src->cap;
 
     switch (c.type) {
-    case CAP_NULL:
-        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
     case CAP_UNTYPED:
         if (cdt_has_children(src))
             return E_REVOKE_FIRST;
         break;
+    case CAP_NULL:
     case CAP_REPLY:
     case CAP_IRQ_CONTROL:
     case CAP_PAGE_TABLE:
     case CAP_ZOMBIE:
         return E_ILLEGAL_OPERATION;
     case CAP_FRAME:
-        c.flags &= (uint8_t)~CAPF_MAPPED;
-        c.mapped_vaddr = 0;
-        c.asid = 0;
-        c.asid_gen = 0;
+        cap_clear_mapping(&c);
         break;
     default:
         break;
     }
+    *out = c;
+    return E_OK;
+}
+
+/* Copy and Mint: the derived cap with `rights` at most and, for Mint, `badge`. */
+static enum status derive_copy(struct invocation *inv, const struct cte *src, word_t rights,
+                               bool set_badge, word_t badge, struct cap *out)
+{
+    struct cap c;
+    enum status st;
+
+    if (cap_is_null(&src->cap))
+        return inv_error(inv, E_FAILED_LOOKUP, LOOKUP_MISSING_CAPABILITY, 2);
+    if ((st = cap_derive(src, &c)))
+        return st;
     c.rights &= (uint8_t)rights;
-    if (set_badge) {
-        enum status st = apply_badge(inv, &c, badge);
-        if (st)
-            return st;
-    }
+    if (set_badge && (st = apply_badge(inv, &c, badge)))
+        return st;
     *out = c;
     return E_OK;
 }
@@ -137,7 +139,12 @@ static enum status extra_cnode(struct invocation *inv, unsigned i, const struct 
     return E_OK;
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).  decode_source(), the
+ * part Copy, Mint, Move and Mutate share, only checks.
+ */
 
 /* What a CNode invocation acts on, once decoded. */
 struct cnode_args {
@@ -200,7 +207,7 @@ static enum status decode_copy(struct invocation *inv, struct cnode_args *a, boo
         return s;
     if (!cap_is_null(&a->dest->cap))
         return E_DELETE_FIRST;
-    if ((s = derive_cap(inv, a->src, inv_mr(inv, 4), mint, mint ? inv_mr(inv, 5) : 0, &a->to_dest)))
+    if ((s = derive_copy(inv, a->src, inv_mr(inv, 4), mint, mint ? inv_mr(inv, 5) : 0, &a->to_dest)))
         return s;
     invoke_copy(a);
     return E_OK;

@@ -66,3 +66,15 @@ struct lookup_result cspace_lookup_slot(const struct cap *root, cptr_t index, un
         r.failure = LOOKUP_DEPTH_MISMATCH;
     return r;
 }
+
+bool cspace_set_guard(struct cap *cnode, word_t guard_data)
+{
+    word_t length = guard_data_length(guard_data), guard = guard_data_guard(guard_data);
+
+    /* The second test shifts by the length only below WORD_BITS, where a shift is defined. */
+    if (length + cnode->size_bits > WORD_BITS || (length < WORD_BITS && guard >> length))
+        return false;
+    cnode->guard_bits = (uint8_t)length;
+    cnode->guard = guard;
+    return true;
+}

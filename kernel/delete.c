@@ -261,7 +261,7 @@ enum progress cte_revoke(struct cte *slot)
     if (slot->cap.type == CAP_UNTYPED && had_children) {
         /* Everything made from it is gone: it starts over (its memory is dirty). */
         slot->cap.free_index = 0;
-        slot->cap.asid_gen = 0;
+        slot->cap.clear_index = 0;
     }
     return PROGRESS_DONE;
 }

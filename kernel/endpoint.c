@@ -15,7 +15,6 @@
  * the operation starts over.
  */
 #include "endpoint.h"
-#include "cdt.h"
 #include "core.h"
 #include "cspace.h"
 #include "delete.h"
@@ -82,9 +81,9 @@ static struct cte *receive_slot(struct tcb *r, struct ipc_buffer *rbuf)
 /*
  * Capabilities in a message: an endpoint cap naming the endpoint the
  * message goes through is unwrapped (its badge delivered in badges[i]);
- * the first other one is copied into the receive slot if the sender may
- * grant.  Caps that cannot be delivered end the list.  Returns the msginfo
- * fields (extra caps delivered, unwrapped mask).
+ * the first other one is derived (cap_derive()) into the receive slot if
+ * the sender may grant.  Caps that cannot be delivered end the list.
+ * Returns the msginfo fields (extra caps delivered, unwrapped mask).
  */
 static void transfer_caps(struct tcb *s, struct ipc_buffer *sbuf, struct tcb *r,
                           struct ipc_buffer *rbuf, unsigned ncaps, bool grant,
@@ -114,17 +113,9 @@ static void transfer_caps(struct tcb *s, struct ipc_buffer *sbuf, struct tcb *r,
             dest = receive_slot(r, rbuf);
             dest_looked_up = true;
         }
-        if (!dest || c->type == CAP_REPLY || c->type == CAP_IRQ_CONTROL ||
-            c->type == CAP_PAGE_TABLE || c->type == CAP_ZOMBIE ||
-            (c->type == CAP_UNTYPED && cdt_has_children(lr.slot)))
+        struct cap copy;
+        if (!dest || cap_derive(lr.slot, &copy) != E_OK)
             return;
-        struct cap copy = *c;
-        if (copy.type == CAP_FRAME) {
-            copy.flags &= (uint8_t)~CAPF_MAPPED;
-            copy.asid = 0;
-            copy.asid_gen = 0;
-            copy.mapped_vaddr = 0;
-        }
         cte_insert_child(lr.slot, dest, copy);
         rbuf->badges[i] = 0;
         dest = NULL;    /* one receive slot: later caps other than unwrapped ones stop here */

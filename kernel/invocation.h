@@ -2,13 +2,14 @@
  * An object invocation being decoded: who calls, with what message, on
  * which capability.
  *
- * Decode, then invoke (seL4's discipline).  A decode_* function reads the
- * arguments through inv_mr() and the extra caps through inv->extra[],
- * checks everything, and fills a small argument struct of its object
- * (struct cnode_args, tcb_args, retype_args...).  It changes nothing, and
- * it is the only place a user-visible error comes from (inv_error()).
- * Once every check has passed it ends by calling the matching invoke_*
- * with that struct; invoke_* changes state, sets result registers with
+ * Decode, then invoke (seL4's discipline, within one call).  A decode_*
+ * function reads the arguments through inv_mr() and the extra caps through
+ * inv->extra[], checks everything, and fills a small argument struct of its
+ * object (struct cnode_args, tcb_args, retype_args...).  It changes nothing
+ * while it checks, and it is the only place a user-visible error comes
+ * from (inv_error()).  Once every check has passed it ends by calling the
+ * matching invoke_* with that struct (a call with nothing to carry makes
+ * its change directly); invoke_* changes state, sets result registers with
  * inv_result(), and cannot fail.
  *
  * Preemptible operations (Delete, Revoke, Retype, and TCB calls that

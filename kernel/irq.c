@@ -81,7 +81,11 @@ void irq_forget_notification(struct notification *n)
     }
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).
+ */
 
 /* An IRQ invocation, once decoded. */
 struct irq_args {

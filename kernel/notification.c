@@ -34,6 +34,14 @@ static void deliver(struct tcb *t, word_t badge)
     arch_set_reg(&t->context, ABI_STATUS, E_OK);
 }
 
+/* Complete t's Wait with the pending bits of the active notification n, which becomes idle. */
+static void deliver_pending(struct tcb *t, struct notification *n)
+{
+    deliver(t, n->pending);
+    n->pending = 0;
+    n->state = NTFN_IDLE;
+}
+
 /*
  * Who a signal would complete right now: the first waiter, or a bound
  * thread blocked receiving on an endpoint (*ep).  Read without locks (the
@@ -93,9 +101,7 @@ void notification_wait(struct tcb *t, struct notification *n, bool blocking)
 
     ipc_locks_acquire(&locks);
     if (n->state == NTFN_ACTIVE) {
-        deliver(t, n->pending);
-        n->pending = 0;
-        n->state = NTFN_IDLE;
+        deliver_pending(t, n);
     } else if (blocking) {
         t->state = TS_BLOCKED_NOTIFICATION;
         t->blocked_on = n;
@@ -120,9 +126,7 @@ bool notification_poll_bound(struct tcb *t)
     locks = ipc_locks_of(&n->lock, NULL, t);
     ipc_locks_acquire(&locks);
     if (n->state == NTFN_ACTIVE) {
-        deliver(t, n->pending);
-        n->pending = 0;
-        n->state = NTFN_IDLE;
+        deliver_pending(t, n);
         got = true;
     }
     ipc_locks_release(&locks);

@@ -75,7 +75,11 @@ void tcb_finalise(struct tcb *t)
         root_thread = NULL;
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).
+ */
 
 /* What a TCB invocation does, once decoded (the fields its label uses). */
 struct tcb_args {
@@ -107,14 +111,8 @@ static enum status check_cnode(struct invocation *inv, struct cte *slot, word_t 
     struct cap c = slot->cap;
     if (c.type != CAP_CNODE)
         return inv_error(inv, E_INVALID_CAPABILITY, idx, 0);
-    if (data) {
-        unsigned gbits = data & 63;
-        word_t guard = data >> 6;
-        if (gbits + c.size_bits > WORD_BITS || (gbits < WORD_BITS && (guard >> gbits)))
-            return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
-        c.guard_bits = (uint8_t)gbits;
-        c.guard = guard;
-    }
+    if (data && !cspace_set_guard(&c, data))
+        return inv_error(inv, E_INVALID_ARGUMENT, 1, 0);
     *out = c;
     return E_OK;
 }
@@ -146,14 +144,20 @@ static void sync_registers(struct tcb *t)
     }
 }
 
+/* Read and Copy Registers read t's saved registers: t suspended first (flags bit 0), else synced. */
+static void stop_or_sync(struct tcb *t, word_t flags)
+{
+    if (flags & 1)
+        tcb_suspend(t);
+    else
+        sync_registers(t);
+}
+
 static void invoke_read_registers(struct invocation *inv, const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
 
-    if (a->flags & 1)
-        tcb_suspend(a->target);
-    else
-        sync_registers(a->target);
+    stop_or_sync(a->target, a->flags);
     arch_context_read_all(&a->target->context, regs);
     for (word_t i = 0; i < a->count; i++)
         inv_result(inv, (unsigned)i, regs[i]);
@@ -208,10 +212,7 @@ static void invoke_copy_registers(const struct tcb_args *a)
 {
     word_t regs[ARCH_USER_REGS];
 
-    if (a->flags & 1)
-        tcb_suspend(a->source);
-    else
-        sync_registers(a->source);
+    stop_or_sync(a->source, a->flags);
     sync_registers(a->target);
     arch_context_read_all(&a->source->context, regs);
     arch_context_write_all(&a->target->context, regs);
@@ -282,13 +283,8 @@ static enum status decode_space_deletions(struct invocation *inv, struct tcb_spa
     if (a->set_space && a->target == inv->thread && cdt_is_final(&a->target->slots[TCB_SLOT_CSPACE]))
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     /* A frame becomes the IPC buffer unmapped (the thread reaches it through its own mapping). */
-    if (a->set_buffer) {
-        struct cap *c = &a->cap[TCB_SLOT_IPC_BUFFER];
-        c->flags &= (uint8_t)~CAPF_MAPPED;
-        c->asid = 0;
-        c->asid_gen = 0;
-        c->mapped_vaddr = 0;
-    }
+    if (a->set_buffer)
+        cap_clear_mapping(&a->cap[TCB_SLOT_IPC_BUFFER]);
     if (invoke_set_space(a) == PROGRESS_PREEMPTED)
         return STATUS_PREEMPTED;
     return E_OK;

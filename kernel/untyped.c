@@ -9,7 +9,7 @@
  *
  * Memory is zeroed before objects are made from it.  An untyped cap keeps
  * two marks (bytes from its start): free_index, below which memory is in
- * use, and clear_index (stored in cap.asid_gen), below which memory is
+ * use, and clear_index, below which memory is
  * known to be zero once free.  Zeroing advances clear_index in chunks with
  * a preemption point between chunks, so a preempted Retype makes progress
  * each time it is restarted.  Revoking all children resets both marks.
@@ -69,7 +69,7 @@ struct cap object_create(unsigned type, word_t paddr, unsigned user_bits, bool d
         c.flags = device ? CAPF_DEVICE : 0;
         c.free_index = 0;
         /* Fresh memory from a parent's retype was zeroed by that retype. */
-        c.asid_gen = device ? 0 : BIT(user_bits);
+        c.clear_index = device ? 0 : BIT(user_bits);
         break;
     case OBJ_TCB:
         tcb_init(obj);
@@ -174,16 +174,16 @@ static enum progress clear_memory(const struct retype_args *a)
     }
     if (a->reset && ut->free_index != 0) {
         /* Memory below the old watermark was used: no longer known to be zero. */
-        if (ut->asid_gen > 0)
-            ut->asid_gen = 0;
+        if (ut->clear_index > 0)
+            ut->clear_index = 0;
         ut->free_index = 0;
     }
-    word_t clear = MAX(ut->asid_gen, a->used);
+    word_t clear = MAX(ut->clear_index, a->used);
     while (clear < a->end) {
         word_t chunk_end = MIN(a->end, ALIGN_UP(clear + 1, CLEAR_CHUNK_BITS));
         memset(arch_phys_to_virt(ut->paddr + clear), 0, chunk_end - clear);
         clear = chunk_end;
-        ut->asid_gen = clear;
+        ut->clear_index = clear;
         if (clear < a->end && preemption_point())
             return PROGRESS_PREEMPTED;
     }
@@ -205,8 +205,8 @@ static enum progress invoke_retype(const struct retype_args *a)
             tcb_install_master_reply(a->dest[i].cap.obj);
     }
     ut->free_index = a->end;
-    if (ut->asid_gen < a->end)
-        ut->asid_gen = a->end;
+    if (ut->clear_index < a->end)
+        ut->clear_index = a->end;
     return PROGRESS_DONE;
 }
 
@@ -324,5 +324,5 @@ void untyped_hand_over_marks(struct cte *slot)
     if (!parent || !cap_same_object(&parent->cap, c))
         return;
     parent->cap.free_index = MAX(parent->cap.free_index, c->free_index);
-    parent->cap.asid_gen = c->asid_gen;
+    parent->cap.clear_index = c->clear_index;
 }

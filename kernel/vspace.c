@@ -75,10 +75,7 @@ static void frame_unmap(struct cap *c)
         arch_frame_unmap(root, c->mapped_vaddr, large);
         vspace_tlb_shootdown(c->asid, c->mapped_vaddr, false);
     }
-    c->flags &= (uint8_t)~CAPF_MAPPED;
-    c->asid = 0;
-    c->asid_gen = 0;
-    c->mapped_vaddr = 0;
+    cap_clear_mapping(c);
 }
 
 static void page_table_unmap(struct cap *c)
@@ -91,11 +88,7 @@ static void page_table_unmap(struct cap *c)
     }
     /* A table that is mapped again must not bring its old entries along. */
     memset(c->obj, 0, BIT(arch_object_bits(OBJ_PAGE_TABLE)));
-    c->flags &= (uint8_t)~CAPF_MAPPED;
-    c->asid = 0;
-    c->asid_gen = 0;
-    c->mapped_vaddr = 0;
-    c->level = 0;
+    cap_clear_mapping(c);
 }
 
 void frame_finalise(const struct cap *c)
@@ -126,7 +119,12 @@ void vspace_finalise(const struct cap *c)
     coreset_clear_all(&asid_table[asid].loaded);
 }
 
-/* ---- Invocations.  Each decode_* checks everything and changes nothing; its invoke_* cannot fail. */
+/*
+ * ---- Invocations.  The decode_* of each invocation makes every check
+ * before any change, then makes the change, which cannot fail (through
+ * its invoke_* where it has arguments to carry).  decode_map(), the part
+ * Frame Map and PageTable Map share, only checks.
+ */
 
 /* A Frame or PageTable Map, once decoded. */
 struct map_args {
@@ -151,21 +149,12 @@ static enum status get_vspace(struct invocation *inv, struct map_args *a)
     return E_OK;
 }
 
-/* The cap records where it is mapped, so that unmap and delete find the entry. */
-static void note_mapped(const struct map_args *a)
-{
-    a->cap->flags |= CAPF_MAPPED;
-    a->cap->asid = (uint16_t)a->asid;
-    a->cap->asid_gen = asid_table[a->asid].gen;
-    a->cap->mapped_vaddr = a->vaddr;
-}
-
 static void invoke_frame_map(const struct map_args *a)
 {
     bool large = a->cap->size_bits != PAGE_BITS;
 
     arch_frame_map(a->root, a->vaddr, a->cap->paddr, large, (unsigned)a->rights, (unsigned)a->attrs);
-    note_mapped(a);
+    cap_note_mapping(a->cap, a->asid, a->vaddr);
 }
 
 /* What Frame Map and PageTable Map share: `length` MRs, MR0 vaddr, extra 0 the VSpace, not mapped yet. */
@@ -235,7 +224,7 @@ enum status decode_frame_invocation(struct invocation *inv)
 static void invoke_page_table_map(const struct map_args *a)
 {
     arch_pt_install(a->root, a->vaddr, a->level, arch_virt_to_phys(a->cap->obj));
-    note_mapped(a);
+    cap_note_mapping(a->cap, a->asid, a->vaddr);
     a->cap->level = (uint8_t)a->level;
 }
 

@@ -104,6 +104,30 @@ static ALWAYS_INLINE void vspace_switch_deferred(struct core *c, struct tcb *t)
         c->deferred.load_vspace = true;
 }
 
+/*
+ * A frame or page-table cap records where it is mapped (CAPF_MAPPED, asid,
+ * asid_gen, mapped_vaddr; a table also its level) so that unmap and delete
+ * find the entry.  Only the cap that made a mapping carries it: a cap
+ * derived from it (kernel/cnode.c), the copy a TCB slot holds of its IPC
+ * buffer, and the cap once unmapped have none.
+ */
+static inline void cap_note_mapping(struct cap *c, unsigned asid, word_t vaddr)
+{
+    c->flags |= CAPF_MAPPED;
+    c->asid = (uint16_t)asid;
+    c->asid_gen = asid_table[asid].gen;
+    c->mapped_vaddr = vaddr;
+}
+
+static inline void cap_clear_mapping(struct cap *c)
+{
+    c->flags &= (uint8_t)~CAPF_MAPPED;
+    c->asid = 0;
+    c->asid_gen = 0;
+    c->mapped_vaddr = 0;
+    c->level = 0;
+}
+
 /* Flush (asid, vaddr) or the whole space on every core that may cache it (waits for remote cores).
  * Caller holds the write side (LOCK=fine) or the big lock. */
 void vspace_tlb_shootdown(unsigned asid, word_t vaddr, bool whole);

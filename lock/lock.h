@@ -25,7 +25,7 @@
 
 /*
  * The variants, numbered as the boot information reports them
- * (kernel/abi/bootinfo.h).  The variant's lock_config.h defines
+ * (kernel/uapi/abi/bootinfo.h).  The variant's lock_config.h defines
  * LOCK_VARIANT as the one this kernel is built with, so kernel code that
  * must know (boot: may several cores run?) tests a compile-time constant.
  */

@@ -1,7 +1,7 @@
 /*
  * Aborts and undefined instructions (vectors.S brings them here).
  *
- * From user mode they become fault messages (kernel/abi/faults.h):
+ * From user mode they become fault messages (kernel/uapi/abi/faults.h):
  *   translation, permission, domain and access-flag faults  -> FAULT_VM
  *     (address from DFAR/IFAR, MR2 1 for an instruction fetch, MR3 the
  *     DFSR/IFSR);

@@ -12,6 +12,7 @@
 #define INVOKE_H
 
 #include <abi/bootinfo.h>
+#include <abi/cnode_guard.h>
 #include <abi/invocation.h>
 #include <abi/objects.h>
 #include <sys.h>
@@ -78,7 +79,7 @@ word_t io_port_out(cptr_t io_port, word_t port, unsigned bytes, word_t value);
 /* The MR0 / MR1 detail of the last failed invocation on this thread (abi/errors.h). */
 word_t invoke_last_detail(unsigned i);
 
-/* CSpace guard data for a CNode of `radix` bits that must resolve a whole word. */
+/* CSpace guard data (abi/cnode_guard.h) for a CNode of `radix` bits that must resolve a whole word. */
 word_t cspace_guard_data(word_t radix);
 
 /* A short name for a status, for messages. */

@@ -291,10 +291,9 @@ word_t io_port_out(cptr_t io_port, word_t port, unsigned bytes, word_t value)
     return invoke(io_port, label, 2, args, 0, NULL, NULL);
 }
 
-/* Guard data: guard length in bits 0..5, the guard value (0) above. */
 word_t cspace_guard_data(word_t radix)
 {
-    return WORD_BITS - radix;
+    return guard_data_new(WORD_BITS - radix, 0);
 }
 
 const char *status_name(word_t status)

@@ -309,3 +309,26 @@ TEST(cnode_second_level)
     CHECK_OK(cnode_move(ROOT, back, ROOT_DEPTH, cn, 3, 4));
     CHECK(cap_present(back));
 }
+
+TEST(cnode_guard_data)
+{
+    /* A CNode of 16 slots minted with a 4-bit guard 0xa resolves 8 bits: the guard, then the index. */
+    cptr_t cn = obj_new(OBJ_CNODE, 4), ep = ep_new(), g = slot_alloc(), m = slot_alloc();
+    CHECK(cn && ep && g && m);
+    CHECK_OK(cnode_mint(ROOT, g, ROOT_DEPTH, ROOT, cn, ROOT_DEPTH, RIGHTS_ALL, guard_data_new(4, 0xa)));
+    CHECK_OK(cnode_copy(g, 0xa3, 8, ROOT, ep, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_ST(cnode_copy(cn, 3, 4, ROOT, ep, ROOT_DEPTH, RIGHTS_ALL), E_DELETE_FIRST);
+    CHECK_ST(cnode_copy(g, 0xb3, 8, ROOT, ep, ROOT_DEPTH, RIGHTS_ALL), E_FAILED_LOOKUP);
+    /* A guard value wider than its length, and a guard too long for the word beside the radix. */
+    CHECK_ST(cnode_mint(ROOT, m, ROOT_DEPTH, ROOT, cn, ROOT_DEPTH, RIGHTS_ALL, guard_data_new(4, 0x1a)),
+             E_INVALID_ARGUMENT);
+    CHECK_EQ(invoke_last_detail(0), 5);
+    CHECK_ST(cnode_mint(ROOT, m, ROOT_DEPTH, ROOT, cn, ROOT_DEPTH, RIGHTS_ALL,
+                        guard_data_new(WORD_BITS - 3, 0)), E_INVALID_ARGUMENT);
+    /* Mutate takes the same guard data, and refuses it the same way. */
+    CHECK_ST(cnode_mutate(ROOT, m, ROOT_DEPTH, ROOT, g, ROOT_DEPTH, guard_data_new(WORD_BITS - 3, 0)),
+             E_INVALID_ARGUMENT);
+    CHECK_OK(cnode_mutate(ROOT, m, ROOT_DEPTH, ROOT, g, ROOT_DEPTH, guard_data_new(5, 0x15)));
+    CHECK_ST(cnode_copy(m, 0x153, 9, ROOT, ep, ROOT_DEPTH, RIGHTS_ALL), E_DELETE_FIRST);
+    CHECK_ST(cnode_copy(m, 0xa3, 8, ROOT, ep, ROOT_DEPTH, RIGHTS_ALL), E_FAILED_LOOKUP);
+}

@@ -165,8 +165,14 @@ TEST(tcb_configure_checks)
     CHECK_ST(tcb_configure(tcb, 0, ep, 0, ROOT_SLOT_VSPACE, 0x50000000, f), E_INVALID_CAPABILITY);
     CHECK_ST(tcb_configure(tcb, 0, ROOT_SLOT_CNODE, 0, ep, 0x50000000, f), E_INVALID_CAPABILITY);
     CHECK_ST(tcb_configure(tcb, 0, ROOT_SLOT_CNODE, 0, ROOT_SLOT_VSPACE, 0x50000003, f), E_ALIGNMENT);
-    /* Guard data that does not fit the word. */
+    /* Guard data that does not fit the word, and a guard value wider than its length. */
     CHECK_ST(tcb_configure(tcb, 0, ROOT_SLOT_CNODE, 63, ROOT_SLOT_VSPACE, 0x50000000, f), E_INVALID_ARGUMENT);
+    CHECK_EQ(invoke_last_detail(0), 1);
+    word_t length = WORD_BITS - ROOT_CNODE_BITS;
+    CHECK_ST(tcb_configure(tcb, 0, ROOT_SLOT_CNODE, guard_data_new(length, (word_t)1 << length), ROOT_SLOT_VSPACE,
+                           0x50000000, f), E_INVALID_ARGUMENT);
+    CHECK_OK(tcb_configure(tcb, 0, ROOT_SLOT_CNODE, guard_data_new(length, 0), ROOT_SLOT_VSPACE,
+                           0x50000000, f));
 }
 
 TEST(tcb_set_space)
