@@ -12,7 +12,7 @@
  * reader, so ENTRY_GENERAL code needs no object lock):
  *   [t]  the TCB's own object lock `lock`; the IPC fastpath writes these
  *        fields of its running thread and of its partner holding only the
- *        endpoint's lock (docs/locking.md, "Issue 11, sixth round: fine")
+ *        endpoint's lock (docs/locking.md, "Why `fine`'s fastpath may hold only the endpoint lock")
  *   [q]  the ready-queue lock of core `affinity` (struct core.sched_lock)
  *   [e]  the lock of the endpoint or notification the thread waits on
  *   [a]  only core `affinity` touches it (its scheduler, its timer, the IPC
