@@ -380,7 +380,7 @@ int app_fuzz(void)
 {
     word_t seconds = arg_word("seconds", 0);
     word_t calls = arg_word("calls", seconds ? ~(word_t)0 : 1000000);
-    word_t progress_every = arg_word("progress", 10);
+    word_t progress_every = arg_word("progress", 5);
     word_t inject_at = arg_word("inject", 0);
     verbose = arg_word("verbose", 0);
     uint64_t seed = arg_word("seed", 1);
