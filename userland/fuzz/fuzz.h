@@ -41,8 +41,11 @@
  * keeps the core busy, which makes a run timing-dependent.
  *
  * At the end every fuzz thread is suspended, SYS_DEBUG_CHECK runs, every
- * fuzz object is revoked and SYS_DEBUG_CHECK runs again.  The `test`
- * record says how many calls hit each kind of object and the status counts.
+ * fuzz object is revoked and SYS_DEBUG_CHECK runs again.  The run fails
+ * exactly when the kernel's count of failed checks moved (a status a
+ * fuzzer reads back may have been rewritten by a peer holding its TCB).
+ * The `fuzz` and `test` records say how many calls hit each kind of object
+ * and the status counts.
  *
  * Files: generate.c builds calls and learns from their results, fuzzer.c
  * is the fuzzer thread, root.c the root task's side.  This header holds

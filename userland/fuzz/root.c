@@ -295,26 +295,34 @@ static void print_progress(uint64_t started, word_t failures)
                (unsigned long)(t / 10), (unsigned long)(t % 10), (unsigned long)failures);
 }
 
-/* The final `fuzz` record: what a campaign's table shows (tools/fuzz_campaign.py). */
+/* The final `fuzz` record: what a campaign's table shows (tools/fuzz_campaign.py).  Built whole
+ * first: one printf is one line on the console, never split by another core's output. */
+static char final_line[1024];
+
 static void print_final(const struct totals *t, enum stop_reason why, word_t failures,
                         uint64_t started, bool ok)
 {
     word_t secs = tenths_since(started);
-    printf("@@ {\"fuzz\": {\"calls\": %lu, \"cores\": %lu, \"restarts\": %lu, \"rebuilds\": %lu, "
-           "\"digest\": \"%lx\", \"check_every\": %lu, \"checks_not_ok\": %lu, \"failures\": %lu, "
-           "\"seconds\": %lu.%lu, \"stopped_by\": \"%s\", \"verdict\": \"%s\", \"statuses\": {",
-           (unsigned long)t->calls, (unsigned long)nfuzz, (unsigned long)t->restarts,
-           (unsigned long)t->rebuilds, (unsigned long)t->digest, (unsigned long)cfgs[0].check_every,
-           (unsigned long)t->check_not_ok, (unsigned long)failures, (unsigned long)(secs / 10),
-           (unsigned long)(secs % 10), stop_names[why], ok ? "pass" : "fail");
+    size_t size = sizeof(final_line);
+    int len = snprintf(final_line, size,
+                       "@@ {\"fuzz\": {\"calls\": %lu, \"cores\": %lu, \"restarts\": %lu, "
+                       "\"rebuilds\": %lu, \"digest\": \"%lx\", \"check_every\": %lu, "
+                       "\"checks_not_ok\": %lu, \"failures\": %lu, \"seconds\": %lu.%lu, "
+                       "\"stopped_by\": \"%s\", \"verdict\": \"%s\", \"statuses\": {",
+                       (unsigned long)t->calls, (unsigned long)nfuzz, (unsigned long)t->restarts,
+                       (unsigned long)t->rebuilds, (unsigned long)t->digest,
+                       (unsigned long)cfgs[0].check_every, (unsigned long)t->check_not_ok,
+                       (unsigned long)failures, (unsigned long)(secs / 10),
+                       (unsigned long)(secs % 10), stop_names[why], ok ? "pass" : "fail");
     const char *sep = "";
-    for (unsigned k = 0; k < E_COUNT; k++) {
+    for (unsigned k = 0; k < E_COUNT && len < (int)size; k++) {
         if (t->status[k]) {
-            printf("%s\"%s\": %lu", sep, status_name(k), (unsigned long)t->status[k]);
+            len += snprintf(final_line + len, size - len, "%s\"%s\": %lu", sep, status_name(k),
+                            (unsigned long)t->status[k]);
             sep = ", ";
         }
     }
-    printf("}}}\n");
+    printf("%s}}}\n", final_line);
 }
 
 /* The `test` record's detail: totals, statuses, the calls and successes per kind of target. */

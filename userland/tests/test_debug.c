@@ -135,3 +135,53 @@ TEST(debug_invariants_planted_break_fails_the_check)
     CHECK_OK(sys_debug_check_counted(&after));
     CHECK_EQ(after, before + 1);
 }
+
+struct send_report {
+    cptr_t ep;
+    volatile word_t status;
+    volatile word_t done;
+};
+
+static void send_and_report(void *arg)
+{
+    struct send_report *r = arg;
+    struct msg m = { 0 };
+
+    r->status = sys_send(r->ep, &m);
+    r->done = 1;
+}
+
+/*
+ * Why a fuzz run's verdict is the kernel's count and not the status a
+ * fuzzer reads back: between the kernel's return and the read, a thread
+ * holding the caller's TCB can rewrite the status register.  Here the
+ * sender's E_OK waits in its saved registers while the higher-priority
+ * receiver runs and rewrites it to E_INVARIANT; the sender reads that,
+ * and the kernel's count of failed checks has not moved.
+ */
+TEST(debug_status_read_back_can_be_rewritten)
+{
+    static struct send_report r;
+    word_t regs[ARCH_USER_REGS], before, after;
+    struct msg m;
+
+    r.ep = ep_new();
+    r.done = 0;
+    r.status = E_OK;
+    CHECK(r.ep);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &before));
+    struct thread *t = spawn(send_and_report, &r, TEST_PRIO - 1, 0, 0);
+    CHECK(t);
+    CHECK_OK(sys_recv(r.ep, &m));
+    CHECK_EQ(r.done, 0);
+    CHECK_OK(tcb_read_registers(t->tcb, 0, ARCH_USER_REGS, regs));
+    CHECK_EQ(regs[ARCH_REG_STATUS], E_OK);
+    regs[ARCH_REG_STATUS] = E_INVARIANT;
+    CHECK_OK(tcb_write_registers(t->tcb, 0, ARCH_USER_REGS, regs));
+    /* Above this thread, the sender runs at once to its read. */
+    CHECK_OK(tcb_set_priority(t->tcb, TEST_PRIO + 1));
+    CHECK_EQ(r.done, 1);
+    CHECK_ST(r.status, E_INVARIANT);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &after));
+    CHECK_EQ(after, before);
+}
