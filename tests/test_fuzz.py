@@ -93,6 +93,22 @@ def test_progress_records_every_interval(guest):
     assert final_record(run)["stopped_by"] == "seconds"
 
 
+@pytest.mark.parametrize("arch", ARCHES)
+def test_secondary_core_ready_before_it_is_used(guest, arch):
+    """Regression: the boot core started scheduling before core 1 had run core_init().  Under
+    -icount on two CPUs the boot core ran the root task and fuzzer 0 on until core 1's turn,
+    while core 1 counted as online with its per-core state unset: the first check failed ("a
+    core's loaded root table is not its ASID's") and fuzzer 1 never ran.  On x86_64 this seed
+    failed at its first check, after 1,000 calls."""
+    run = guest(arch=arch, lock="bkl", cpus=2, app="fuzz", args="calls=20000 seed=3 check=1000",
+                icount=True, timeout=900)
+    assert not run.of_type("invariant"), run.of_type("invariant")[:1]
+    final = final_record(run)
+    assert final["verdict"] == "pass" and final["calls"] == 20000, final
+    progress = {r["fuzz_progress"]["core"]: r["fuzz_progress"] for r in run.of_type("fuzz_progress")}
+    assert progress[1]["calls"] == 10000, progress
+
+
 # ---- tools/fuzz_campaign.py, without QEMU
 
 def test_campaign_parses_configurations():
