@@ -6,6 +6,7 @@
 #   LOCKSTATS 0 | 1                   lock statistics            (default 0)
 #   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
 # Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT, NET, NET_PORTS.
+# For `make fuzz`: CONFIGS, SEEDS, CALLS, SECONDS, CHECK.
 
 ARCH      ?= x86_64
 LOCK      ?= bkl
@@ -106,7 +107,7 @@ USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run lockbench test soak debug profile clean deps help print-build-dir
+.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -231,6 +232,17 @@ test: deps
 SOAK_SECONDS ?= 600
 soak: deps
 	@REDIS_SOAK_SECONDS=$(SOAK_SECONDS) .venv/bin/python -m pytest tests/test_redis_soak.py -q -rs -s
+
+# A fuzz campaign (tools/fuzz_campaign.py, docs/userland.md): configurations x seeds, each run
+# bounded by CALLS and/or SECONDS (guest seconds), the invariants checked every CHECK calls;
+# resumable, its table in results/fuzz/summary.md.
+CALLS   ?= 100000
+SEEDS   ?= 1 2 3
+SECONDS ?= 0
+CHECK   ?= 1000
+fuzz: deps
+	@.venv/bin/python tools/fuzz_campaign.py --calls $(CALLS) --seconds $(SECONDS) --check $(CHECK) \
+	    --seeds $(SEEDS) $(if $(CONFIGS),--configs $(CONFIGS))
 
 # Install what a fresh machine lacks (packages, the Python environment).
 deps:

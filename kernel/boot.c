@@ -430,6 +430,7 @@ _Noreturn void kernel_boot(const struct arch_boot_info *info)
         ncores_online = arch_cores_online();
         if (ncores_online > want)
             ncores_online = want;
+        core_wait_initialised(ncores_online);
     }
     root_bootinfo->ncores = ncores_online;
     print_boot_record(info);

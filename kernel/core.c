@@ -37,7 +37,25 @@ void core_init(unsigned core)
     /* The boot code runs on the kernel-only space. */
     c->loaded_asid = 0;
     c->loaded_vspace_paddr = asid_table[0].root_paddr;
-    c->online = true;
+    /* Release: pairs with core_wait_initialised(); every field above is set first. */
+    __atomic_store_n(&c->online, true, __ATOMIC_RELEASE);
+}
+
+/*
+ * The port counts a secondary online once it answers, before it has run
+ * core_init().  Until it has, its struct core is not set up, yet other
+ * cores would queue threads on it, send it requests and read its current
+ * thread and loaded space.  Under -icount the boot core can run the root
+ * task for a long time before a secondary's turn comes, so the boot core
+ * waits here before it starts scheduling.
+ */
+void core_wait_initialised(unsigned ncores)
+{
+    for (unsigned core = 1; core < ncores; core++) {
+        /* Acquire: pairs with the release in core_init(). */
+        while (!__atomic_load_n(&cores[core].online, __ATOMIC_ACQUIRE))
+            cpu_relax();
+    }
 }
 
 /*

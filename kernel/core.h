@@ -88,7 +88,7 @@ struct core {
     struct tcb *entry_thread;       /* [o] the thread whose entry (syscall, fault) is handled;
                                        NULL once a request or its deletion took it away */
     bool entry_is_syscall;          /* [o] that entry is a system call (restart it if taken away) */
-    bool online;                    /* [o] set once when the core enters the kernel */
+    bool online;                    /* [o] set once, with release, when core_init() is done */
     unsigned loaded_asid;           /* [x] address space whose table the core runs on (0: none) */
     word_t loaded_vspace_paddr;     /* [x] */
 
@@ -128,6 +128,8 @@ extern unsigned ncores_online;
 
 /* kernel/core.c */
 void core_init(unsigned core);
+/* Boot core: wait until cores 1..ncores-1 have run core_init(). */
+void core_wait_initialised(unsigned ncores);
 void core_serve_request(struct core *c, uint32_t seq);
 void core_request(unsigned target, enum core_request_kind kind, struct tcb *tcb,
                   unsigned asid, word_t vaddr, bool whole_space);

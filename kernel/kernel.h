@@ -7,6 +7,8 @@
 #include "types.h"
 #include "tcb.h"
 #include <arch.h>
+#include <abi/errors.h>
+#include <abi/msginfo.h>
 
 /* kernel/boot.c */
 extern const char root_image_start[], root_image_end[];
@@ -21,18 +23,17 @@ extern char boot_cmdline[];
 /* The value of `key=` on the boot command line, copied into out; false when absent. */
 bool cmdline_get(const char *key, char *out, size_t size);
 
-/* kernel/fault.c: the current thread faulted. */
-void handle_fault(struct tcb *t, enum fault_type type, word_t w0, word_t w1, word_t w2, word_t w3);
-
-/* kernel/syscall.c */
-void syscall_return(struct tcb *t, enum status s, unsigned nresults);
-
-/* kernel/debug.c: debug system calls (status in ABI_STATUS).  */
-void handle_debug_syscall(word_t sysno);
-/* kernel/kstats.c: SYS_DEBUG_KSTATS for thread t. */
-void debug_kstats(struct tcb *t);
-/* The invariant checker; prints what failed and returns false. */
-bool kernel_check_invariants(void);
+/*
+ * End t's system call with status s and nresults message registers (set
+ * before).  Inline here, below every file that ends a call, so that the
+ * system-call dispatch and the calls it dispatches to do not depend on
+ * each other.
+ */
+static inline void syscall_return(struct tcb *t, enum status s, unsigned nresults)
+{
+    arch_set_reg(&t->context, ABI_STATUS, s);
+    arch_set_reg(&t->context, ABI_MSGINFO, msginfo_new(0, 0, 0, nresults));
+}
 
 /* Whether the secondary cores may run kernel code (false for LOCK=none without UNSAFE). */
 bool multicore_allowed(void);

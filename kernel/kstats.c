@@ -4,6 +4,7 @@
  * record in docs/console.md).  Runs with the kernel lock held exclusively
  * (handle_debug_syscall()).
  */
+#include "debug.h"
 #include "kernel.h"
 #include "accounting.h"
 #include "invocation.h"

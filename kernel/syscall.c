@@ -24,26 +24,21 @@
 #include "accounting.h"
 #include "core.h"
 #include "cspace.h"
+#include "debug.h"
 #include "delete.h"
 #include "endpoint.h"
 #include "entry.h"
 #include "fastpath.h"
+#include "fault.h"
+#include "invariants.h"
 #include "invocation.h"
-#include "ipc_locks.h"
 #include "irq.h"
 #include "notification.h"
 #include "preemption.h"
-#include "printf.h"
 #include "reply.h"
 #include "sched.h"
 #include <abi/syscalls.h>
 #include <lock.h>
-
-void syscall_return(struct tcb *t, enum status s, unsigned nresults)
-{
-    arch_set_reg(&t->context, ABI_STATUS, s);
-    arch_set_reg(&t->context, ABI_MSGINFO, msginfo_new(0, 0, 0, nresults));
-}
 
 /* Step 5. */
 static _Noreturn void leave(void)
@@ -156,6 +151,8 @@ static bool do_recv(struct tcb *t, cptr_t cptr, bool blocking, bool general_held
         return true;
     }
     struct cap c = r.slot->cap;
+    if (DEBUG)
+        invocation_note_cap(c.type);
     if (c.type == CAP_ENDPOINT && (c.rights & RIGHT_READ)) {
         if (notification_poll_bound(t))
             return true;
@@ -189,6 +186,8 @@ static bool do_send(struct tcb *t, cptr_t cptr, word_t sysno, bool general_held)
         return true;
     }
     struct cap c = r.slot->cap;
+    if (DEBUG)
+        invocation_note_cap(c.type);
     if (c.type == CAP_ENDPOINT) {
         bool is_call = sysno == SYS_CALL;
         if (!(c.rights & RIGHT_WRITE) ||
@@ -244,6 +243,8 @@ _Noreturn void syscall_slowpath(struct tcb *t, word_t sysno)
         handle_debug_syscall(sysno);
         leave();
     }
+    if (DEBUG)
+        invocation_note_start(t, sysno);
     if (!is_ipc_syscall(sysno)) {
         handle_fault(t, FAULT_UNKNOWN_SYSCALL, arch_get_reg(&t->context, ABI_IP),
                      arch_get_reg(&t->context, ABI_SP), sysno, 0);
@@ -295,6 +296,8 @@ _Noreturn void syscall_slowpath(struct tcb *t, word_t sysno)
     default:
         break;
     }
+    if (DEBUG)
+        invocation_note_end(t);
     leave();
 }
 
@@ -334,49 +337,4 @@ _Noreturn void handle_user_fault(unsigned fault_type, word_t addr, word_t arch_c
                          arch_get_reg(ctx, ABI_SP), arch_code, arch_status);
     }
     leave();
-}
-
-static const char *const fault_names[] = {
-    [FAULT_NONE] = "none",
-    [FAULT_VM] = "vm",
-    [FAULT_USER_EXCEPTION] = "exception",
-    [FAULT_UNKNOWN_SYSCALL] = "syscall",
-};
-
-/*
- * Send a fault message to t's fault endpoint, as a Call: the reply resumes
- * it.  With no usable fault endpoint the thread is suspended and a `fault`
- * record is printed.
- */
-void handle_fault(struct tcb *t, enum fault_type type, word_t w0, word_t w1, word_t w2, word_t w3)
-{
-    struct lookup_result r = cspace_lookup_cap(t, t->fault_endpoint);
-
-    t->fault_type = (uint8_t)type;
-    t->fault[0] = w0;
-    t->fault[1] = w1;
-    t->fault[2] = w2;
-    t->fault[3] = w3;
-    if (t->fault_endpoint && !r.failure && r.slot->cap.type == CAP_ENDPOINT &&
-        (r.slot->cap.rights & RIGHT_WRITE) &&
-        (r.slot->cap.rights & (RIGHT_GRANT | RIGHT_GRANT_REPLY))) {
-        endpoint_send_fault(t, r.slot->cap.obj, r.slot->cap.badge);
-        return;
-    }
-    kernel_lock_require_exclusive();
-    kprintf("@@ {\"fault\": {\"thread\": \"");
-    if (t->name[0])
-        kprint_json_string(t->name, sizeof(t->name));
-    else
-        kprintf("%p", (void *)t);
-    kprintf("\", \"type\": \"%s\", \"ip\": \"0x%lx\", \"addr\": \"0x%lx\"}}\n",
-            type < ARRAY_SIZE(fault_names) ? fault_names[type] : "unknown",
-            (unsigned long)w0, (unsigned long)(type == FAULT_VM ? w1 : w2));
-    /* Read side under LOCK=fine: another core may be taking t's lock or t's core's queues. */
-    struct ipc_locks locks = ipc_locks_of(NULL, NULL, t);
-    ipc_locks_acquire(&locks);
-    t->fault_type = FAULT_NONE;
-    t->state = TS_INACTIVE;
-    sched_dequeue(t);
-    ipc_locks_release(&locks);
 }

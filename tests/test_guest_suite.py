@@ -106,37 +106,46 @@ def test_suite_under_kvm(guest, cpus):
     assert not failed and run.done_status == 0
 
 
-# Each variant's fuzz run is sized and run the way it finishes in CI's time on a two-core host.
-# Under `-icount` QEMU runs the virtual CPUs in turns on one host thread and switches at every
-# PAUSE, so a core spinning for the big lock hands over at once: a million calls on four cores
-# take about half a minute under bkl and rtm, and a core can still be stopped anywhere in the
-# kernel while it holds the lock.  Without -icount each virtual CPU is a host thread and the
-# cores really run at once, which is what exposes memory-ordering bugs; there, with four virtual
-# CPUs on two host cores, every wait for another core lasts until the host schedules that core's
+# Each variant's fuzz run is sized and run the way it finishes in CI's time on a two-core host,
+# and bounded twice: by calls and by guest seconds (`seconds=`), whichever ends it first, so a
+# loaded host shortens a run instead of timing it out.  Under `-icount` QEMU runs the virtual
+# CPUs in turns on one host thread and switches at every PAUSE, so a core spinning for the big
+# lock hands over at once: bkl and rtm on four cores run 100,000 calls, checked every 1,000, in
+# 10-20 s (about 1.3 guest seconds), and a core can still be stopped anywhere in the kernel
+# while it holds the lock.  Without -icount each virtual CPU is a host thread and the cores
+# really run at once, which is what exposes memory-ordering bugs; there, with four virtual CPUs
+# on two host cores, every wait for another core lasts until the host schedules that core's
 # thread, which makes bkl crawl (20,000 calls took more than 8 minutes), so the truly parallel
-# runs of bkl use two CPUs.  fine is the other way round: in turns its ticket-lock waits hand
-# the turn round many times per call, and one run of 10,000 calls took from 20 s to more than
-# 6 minutes, while on four truly parallel cores it runs a million calls in about a minute on a
-# quiet host.  Runs like that found a use-after-free (docs/locking.md, "Known problems"), so
-# fine runs on four parallel cores, for 300,000 calls to stay well inside CI's time when the
-# host is loaded.  none, which has no lock, runs a million calls on one core.
+# runs of bkl use two CPUs.  fine is the other way round: in turns its ticket-lock waits hand the
+# turn round many times per call (10,000 calls took from 20 s to more than 6 minutes), while on
+# four truly parallel cores it runs a million calls in about a minute on a quiet host.  Runs like
+# that found a use-after-free (docs/locking.md, "Known problems"), so fine runs on four parallel
+# cores.  none, which has no lock, runs on one core.  Longer runs are `make fuzz`
+# (docs/userland.md).
+# name: (lock, cpus, calls, guest seconds, in turns under -icount)
 FUZZ_RUNS = {
-    "none-1cpu": ("none", 1, 1_000_000, False),
-    "bkl-4cpu-turns": ("bkl", 4, 1_000_000, True),
-    "rtm-4cpu-turns": ("rtm", 4, 1_000_000, True),
-    "fine-4cpu-parallel": ("fine", 4, 300_000, False),
-    "bkl-2cpu-parallel": ("bkl", 2, 5_000, False),
-    "fine-2cpu-parallel": ("fine", 2, 5_000, False),
+    "none-1cpu": ("none", 1, 300_000, 60, False),
+    "bkl-4cpu-turns": ("bkl", 4, 300_000, 4, True),
+    "rtm-4cpu-turns": ("rtm", 4, 300_000, 4, True),
+    "fine-4cpu-parallel": ("fine", 4, 200_000, 90, False),
+    "bkl-2cpu-parallel": ("bkl", 2, 5_000, 60, False),
+    "fine-2cpu-parallel": ("fine", 2, 5_000, 60, False),
 }
 
 
 @pytest.mark.parametrize("config", sorted(FUZZ_RUNS))
 def test_fuzz(guest, config):
-    """Random invocations from threads on every core; the kernel survives and its invariants hold."""
-    lock, cpus, calls, turns = FUZZ_RUNS[config]
-    run = guest(lock=lock, cpus=cpus, app="fuzz", args=f"calls={calls} seed=1", icount=turns,
+    """Random invocations from threads on every core, checked every 1,000 calls of each fuzzer;
+    the kernel survives and its checker never failed (its own count)."""
+    lock, cpus, calls, seconds, turns = FUZZ_RUNS[config]
+    run = guest(lock=lock, cpus=cpus, app="fuzz",
+                args=f"calls={calls} seconds={seconds} check=1000 seed=1", icount=turns,
                 timeout=1200)
     assert not run.of_type("panic"), run.of_type("panic")
+    assert not run.of_type("invariant"), run.of_type("invariant")
     record = run.tests.get("fuzz")
     assert record is not None and record["status"] == "pass", record
+    final = run.of_type("fuzz")[-1]["fuzz"]
+    assert final["verdict"] == "pass" and final["failures"] == 0, final
+    assert final["stopped_by"] in ("calls", "seconds") and final["calls"] > 0, final
     assert run.done_status == 0

@@ -41,8 +41,11 @@
  * keeps the core busy, which makes a run timing-dependent.
  *
  * At the end every fuzz thread is suspended, SYS_DEBUG_CHECK runs, every
- * fuzz object is revoked and SYS_DEBUG_CHECK runs again.  The `test`
- * record says how many calls hit each kind of object and the status counts.
+ * fuzz object is revoked and SYS_DEBUG_CHECK runs again.  The run fails
+ * exactly when the kernel's count of failed checks moved (a status a
+ * fuzzer reads back may have been rewritten by a peer holding its TCB).
+ * The `fuzz` and `test` records say how many calls hit each kind of object
+ * and the status counts.
  *
  * Files: generate.c builds calls and learns from their results, fuzzer.c
  * is the fuzzer thread, root.c the root task's side.  This header holds
@@ -124,11 +127,8 @@ struct fuzz_stats {
     volatile uint32_t lookup_fail[K_COUNT][5][8];          /* by failure kind and argument */
     volatile word_t ipc_ok;         /* IPC calls that moved a message */
     volatile word_t caps_received;
-    /* check=1: the first call after which the invariant checker failed (sysno, cap, kind, label,
-     * status, the extra caps, the arguments). */
     volatile word_t last[4];        /* the call in progress: sysno, cap, kind, label */
-    volatile word_t culprit_len;
-    volatile word_t culprit[8 + 16];
+    volatile word_t check_not_ok;   /* SYS_DEBUG_CHECK statuses read back other than E_OK */
     uint8_t kind[FUZZ_SLOTS];       /* the fuzzer's beliefs, kept over restarts */
 };
 
@@ -138,7 +138,7 @@ struct fuzz_cfg {
     word_t quota;
     word_t index;
     word_t ncores;
-    word_t check;               /* check=1: run the invariant checker after every call */
+    word_t check_every;         /* check=N: SYS_DEBUG_CHECK after every N-th call (0: never) */
 };
 
 /* ---- The fuzzer's side (generate.c, fuzzer.c).  Everything it writes is on its stack, its IPC

@@ -67,16 +67,10 @@ void fuzz_thread(void *argp)
         s->digest = (s->digest ^ (st * 131 + msginfo_length(m.info))) * 0x01000193u;
         s->calls++;
         fuzz_track(&f, &c, st, &m);
-        if (f.cfg->check && sys_debug_check() != E_OK && !s->culprit_len) {
-            word_t *w = (word_t *)s->culprit;
-            w[0] = c.sysno; w[1] = c.cap; w[2] = (word_t)c.kind; w[3] = c.label; w[4] = st;
-            for (unsigned i = 0; i < 3; i++)
-                w[5 + i] = i < c.ncaps ? c.caps[i] : ~(word_t)0;
-            for (unsigned i = 0; i < c.nargs && i < 16; i++)
-                w[8 + i] = c.args[i];
-            s->culprit_len = 8 + (c.nargs < 16 ? c.nargs : 16);
-            fuzz_stop();
-        }
+        /* The status proves nothing: a peer holding this TCB may rewrite it before it is read.
+         * The kernel counts its own failures, and the root task reads that count. */
+        if (f.cfg->check_every && s->calls % f.cfg->check_every == 0 && sys_debug_check() != E_OK)
+            s->check_not_ok++;
         /* Its pool runs dry when it deleted or moved most of what it was given: ask for a new one. */
         if (s->calls % FUZZ_EPOCH == 0 || (s->calls % 64 == 0 && fuzz_own_cnode(&f) == FS_CNODE &&
                                              f.kind[FS_CNODE] != K_CSPACE)) {

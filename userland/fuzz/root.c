@@ -245,60 +245,162 @@ static word_t fuzzer_make(struct fuzzer *f, word_t index, word_t own_bits)
     return thread_create(&f->ticker, &o);
 }
 
-/* The final record: totals, statuses, the calls and successes per kind of target. */
-static char detail[1536];
+/* How the run ended. */
+enum stop_reason { STOP_CALLS, STOP_SECONDS, STOP_INVARIANT };
+static const char *const stop_names[] = { "calls", "seconds", "invariant" };
 
-static void summarise(word_t calls, word_t failed_checks)
+/* Totals over every fuzzer. */
+struct totals {
+    word_t calls, restarts, rebuilds, ipc, recvd, digest, check_not_ok;
+    word_t status[E_COUNT + 1], kind_calls[K_COUNT], kind_ok[K_COUNT];
+};
+
+static void add_up(struct totals *t)
 {
-    word_t restarts = 0, rebuilds = 0, ipc = 0, recvd = 0, digest = 0;
-    word_t status[E_COUNT + 1] = { 0 }, kc[K_COUNT] = { 0 }, ko[K_COUNT] = { 0 };
+    memset(t, 0, sizeof(*t));
     for (word_t i = 0; i < nfuzz; i++) {
         struct fuzz_stats *s = fz[i].stats;
-        restarts += fz[i].restarts;
-        rebuilds += fz[i].rebuilds;
-        ipc += s->ipc_ok;
-        recvd += s->caps_received;
-        digest = digest * 31 + s->digest;
+        t->calls += s->calls < cfgs[i].quota ? s->calls : cfgs[i].quota;
+        t->restarts += fz[i].restarts;
+        t->rebuilds += fz[i].rebuilds;
+        t->ipc += s->ipc_ok;
+        t->recvd += s->caps_received;
+        t->check_not_ok += s->check_not_ok;
+        t->digest = t->digest * 31 + s->digest;
         for (unsigned k = 0; k <= E_COUNT; k++)
-            status[k] += s->status[k];
+            t->status[k] += s->status[k];
         for (unsigned k = 0; k < K_COUNT; k++) {
-            kc[k] += s->kind_calls[k];
-            ko[k] += s->kind_ok[k];
+            t->kind_calls[k] += s->kind_calls[k];
+            t->kind_ok[k] += s->kind_ok[k];
         }
     }
+}
+
+/* Guest seconds (tenths) since `since`: instructions / 1e9 under -icount. */
+static word_t tenths_since(uint64_t since)
+{
+    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
+    return (word_t)((arch_cycles() - since) * 10 / hz);
+}
+
+/* One `fuzz_progress` record per fuzzer (docs/console.md). */
+static void print_progress(uint64_t started, word_t failures)
+{
+    word_t t = tenths_since(started);
+    for (word_t i = 0; i < nfuzz; i++)
+        printf("@@ {\"fuzz_progress\": {\"core\": %lu, \"calls\": %lu, \"quota\": %lu, "
+               "\"restarts\": %lu, \"rebuilds\": %lu, \"seconds\": %lu.%lu, \"failures\": %lu}}\n",
+               (unsigned long)i, (unsigned long)fz[i].stats->calls, (unsigned long)cfgs[i].quota,
+               (unsigned long)fz[i].restarts, (unsigned long)fz[i].rebuilds,
+               (unsigned long)(t / 10), (unsigned long)(t % 10), (unsigned long)failures);
+}
+
+/* The final `fuzz` record: what a campaign's table shows (tools/fuzz_campaign.py).  Built whole
+ * first: one printf is one line on the console, never split by another core's output. */
+static char final_line[1024];
+
+static void print_final(const struct totals *t, enum stop_reason why, word_t failures,
+                        uint64_t started, bool ok)
+{
+    word_t secs = tenths_since(started);
+    size_t size = sizeof(final_line);
+    int len = snprintf(final_line, size,
+                       "@@ {\"fuzz\": {\"calls\": %lu, \"cores\": %lu, \"restarts\": %lu, "
+                       "\"rebuilds\": %lu, \"digest\": \"%lx\", \"check_every\": %lu, "
+                       "\"checks_not_ok\": %lu, \"failures\": %lu, \"seconds\": %lu.%lu, "
+                       "\"stopped_by\": \"%s\", \"verdict\": \"%s\", \"statuses\": {",
+                       (unsigned long)t->calls, (unsigned long)nfuzz, (unsigned long)t->restarts,
+                       (unsigned long)t->rebuilds, (unsigned long)t->digest,
+                       (unsigned long)cfgs[0].check_every, (unsigned long)t->check_not_ok,
+                       (unsigned long)failures, (unsigned long)(secs / 10),
+                       (unsigned long)(secs % 10), stop_names[why], ok ? "pass" : "fail");
+    const char *sep = "";
+    for (unsigned k = 0; k < E_COUNT && len < (int)size; k++) {
+        if (t->status[k]) {
+            len += snprintf(final_line + len, size - len, "%s\"%s\": %lu", sep, status_name(k),
+                            (unsigned long)t->status[k]);
+            sep = ", ";
+        }
+    }
+    printf("%s}}}\n", final_line);
+}
+
+/* The `test` record's detail: totals, statuses, the calls and successes per kind of target. */
+static char detail[1536];
+
+static void summarise(const struct totals *t, word_t failures)
+{
     int len = snprintf(detail, sizeof(detail),
                        "%lu calls on %lu cores, %lu restarts, %lu rebuilds, %lu IPC transfers, "
                        "%lu caps received, digest %lx",
-                       (unsigned long)calls, (unsigned long)nfuzz, (unsigned long)restarts,
-                       (unsigned long)rebuilds, (unsigned long)ipc, (unsigned long)recvd,
-                       (unsigned long)digest);
-    if (failed_checks)
+                       (unsigned long)t->calls, (unsigned long)nfuzz, (unsigned long)t->restarts,
+                       (unsigned long)t->rebuilds, (unsigned long)t->ipc, (unsigned long)t->recvd,
+                       (unsigned long)t->digest);
+    if (failures)
         len += snprintf(detail + len, sizeof(detail) - len,
-                        "; INVARIANT CHECKER FAILED %lu times mid-run", (unsigned long)failed_checks);
+                        "; the kernel's invariant checker failed %lu times (its `invariant` "
+                        "records give why)", (unsigned long)failures);
     len += snprintf(detail + len, sizeof(detail) - len, "; statuses:");
     for (unsigned k = 0; k < E_COUNT && len < (int)sizeof(detail); k++)
-        if (status[k])
+        if (t->status[k])
             len += snprintf(detail + len, sizeof(detail) - len, " %s=%lu", status_name(k),
-                            (unsigned long)status[k]);
+                            (unsigned long)t->status[k]);
     len += snprintf(detail + len, sizeof(detail) - len, "; targets (calls/ok):");
     for (unsigned k = 0; k < K_COUNT && len < (int)sizeof(detail); k++)
         len += snprintf(detail + len, sizeof(detail) - len, " %s=%lu/%lu", kind_names[k],
-                        (unsigned long)kc[k], (unsigned long)ko[k]);
+                        (unsigned long)t->kind_calls[k], (unsigned long)t->kind_ok[k]);
+}
+
+static void print_statuses_per_kind(void)
+{
+    for (unsigned k = 0; k < K_COUNT; k++) {
+        printf("fuzz: %s:", kind_names[k]);
+        for (unsigned e = 0; e <= E_COUNT; e++) {
+            word_t n = 0;
+            for (word_t i = 0; i < nfuzz; i++)
+                n += fz[i].stats->kind_status[k][e];
+            if (n)
+                printf(" %s=%lu", status_name(e), (unsigned long)n);
+        }
+        printf("\n");
+        printf("fuzz:   lookup failures (kind/arg):");
+        for (unsigned x = 0; x < 5; x++)
+            for (unsigned y = 0; y < 8; y++) {
+                word_t n = 0;
+                for (word_t i = 0; i < nfuzz; i++)
+                    n += fz[i].stats->lookup_fail[k][x][y];
+                if (n)
+                    printf(" %u/%u=%lu", x, y, (unsigned long)n);
+            }
+        printf("\n");
+    }
+}
+
+/* The kernel's count of failed checks: the only verdict (kernel/invariants.h). */
+static word_t kernel_failures(void)
+{
+    word_t n = 0;
+    sys_debug_invariants(INVARIANTS_FAILURES, &n);
+    return n;
 }
 
 int app_fuzz(void)
 {
-    word_t calls = arg_word("calls", 1000000);
+    word_t seconds = arg_word("seconds", 0);
+    word_t calls = arg_word("calls", seconds ? ~(word_t)0 : 1000000);
+    word_t progress_every = arg_word("progress", 5);
+    word_t inject_at = arg_word("inject", 0);
     verbose = arg_word("verbose", 0);
     uint64_t seed = arg_word("seed", 1);
     nfuzz = bootinfo->ncores < MAX_FUZZERS ? bootinfo->ncores : MAX_FUZZERS;
     /* On one core a stopped fuzzer has no partner that could wake it: restart at once. */
     ticker_patience = nfuzz == 1 ? 2 : 100;
     /* Long: under TCG on a loaded host a virtual CPU may not run for a good while. */
-    timer_patience = bootinfo->cycle_hz && !arg_word("icount", 0) ? (uint64_t)bootinfo->cycle_hz * 3
-                                                                    : 3000000000ULL;
+    uint64_t hz = bootinfo->cycle_hz ? bootinfo->cycle_hz : 1000000000ULL;
+    timer_patience = bootinfo->cycle_hz && !arg_word("icount", 0) ? hz * 3 : 3000000000ULL;
     tcb_set_priority(ROOT_SLOT_TCB, ROOT_FUZZ_PRIO);
-    printf("fuzz: %lu calls on %lu cores, seed %llu\n", (unsigned long)calls, (unsigned long)nfuzz,
+    printf("fuzz: %lu calls, %lu seconds (0: no limit) on %lu cores, seed %llu\n",
+           (unsigned long)calls, (unsigned long)seconds, (unsigned long)nfuzz,
            (unsigned long long)seed);
 
     struct arena a;
@@ -322,7 +424,7 @@ int app_fuzz(void)
         cfgs[i].quota = calls / nfuzz + (i < calls % nfuzz);
         cfgs[i].index = i;
         cfgs[i].ncores = bootinfo->ncores;
-        cfgs[i].check = arg_word("check", 0);
+        cfgs[i].check_every = arg_word("check", 0);
         st = fuzzer_make(&fz[i], i, nfuzz <= 4 ? 22 : 20);
     }
     if (st != E_OK) {
@@ -331,7 +433,8 @@ int app_fuzz(void)
         return 1;
     }
     /* The device timer wakes the root task now and then: the last resort against a fuzzer that
-     * a thread of its own keeps off its core (so its ticker never runs). */
+     * a thread of its own keeps off its core (so its ticker never runs), and the clock of the
+     * time budget and the progress records. */
     if (bootinfo->timer_irq != ~(word_t)0) {
         timer = slot_alloc();
         cptr_t tb = slot_alloc();
@@ -342,19 +445,23 @@ int app_fuzz(void)
             irq_handler_set_notification(timer, tb) != E_OK || irq_handler_ack(timer) != E_OK)
             timer = 0;
     }
-    word_t failed_at_start;
-    sys_debug_check_counted(&failed_at_start);
+    word_t failures_at_start = kernel_failures();
     for (word_t i = 0; i < nfuzz; i++) {
         fuzzer_rebuild(&fz[i], i);
         fz[i].rebuilds = 0;
     }
+    uint64_t started = arch_cycles();
+    uint64_t deadline = started + (uint64_t)seconds * hz;
+    uint64_t next_progress = started + (uint64_t)progress_every * hz;
     for (word_t i = 0; i < nfuzz; i++) {
         thread_start(&fz[i].ticker, ticker, &fz[i]);
         fuzzer_restart(&fz[i], i);
         fz[i].restarts = 0;
     }
 
-    word_t next_report = calls / 10 + 1, finished = 0;
+    enum stop_reason why = STOP_CALLS;
+    bool planted = false;
+    word_t finished = 0, failures = 0;
     while (finished < nfuzz) {
         word_t w = 0;
         sys_wait(wake, &w);
@@ -368,31 +475,32 @@ int app_fuzz(void)
             if (sys_nbrecv(shared.fault_ep, &m) != E_OK)
                 break;
         }
+        failures = kernel_failures() - failures_at_start;
+        if (failures) {
+            why = STOP_INVARIANT;
+            break;
+        }
+        uint64_t now = arch_cycles();
+        if (seconds && now >= deadline) {
+            why = STOP_SECONDS;
+            break;
+        }
+        if (progress_every && now >= next_progress) {
+            print_progress(started, failures);
+            next_progress = now + (uint64_t)progress_every * hz;
+        }
         word_t sum = 0;
         finished = 0;
         for (word_t i = 0; i < nfuzz; i++) {
             struct fuzzer *f = &fz[i];
             word_t c = f->stats->calls;
-            sum += c < cfgs[i].quota ? c : cfgs[i].quota;
-            if (f->stats->culprit_len) {
-                const volatile word_t *cw = f->stats->culprit;
-                printf("fuzz: thread %lu: invariant broken after sysno %lu cap %lx (%s) label %lu "
-                       "-> %s; caps %lx %lx %lx; args", (unsigned long)i, (unsigned long)cw[0],
-                       (unsigned long)cw[1], kind_names[cw[2] % K_COUNT], (unsigned long)cw[3],
-                       status_name(cw[4]), (unsigned long)cw[5], (unsigned long)cw[6],
-                       (unsigned long)cw[7]);
-                for (word_t k = 8; k < f->stats->culprit_len; k++)
-                    printf(" %lx", (unsigned long)cw[k]);
-                printf("\n");
-                sys_debug_halt(1);
-            }
+            sum += c;
             if (f->done) {
                 finished++;
                 continue;
             }
             bool stuck = f->stuck_at == c + 1;
             f->stuck_at = 0;
-            uint64_t now = arch_cycles();
             if (c != f->last_calls && !stuck) {
                 f->last_calls = c;
                 f->last_progress = now;
@@ -401,9 +509,11 @@ int app_fuzz(void)
             if (stuck || ((w & WAKE_TIMER) && now - f->last_progress > timer_patience))
                 fuzzer_restart(f, i);
         }
-        if (sum >= next_report) {
-            printf("fuzz: %lu of %lu calls\n", (unsigned long)sum, (unsigned long)calls);
-            next_report += calls / 10 + 1;
+        /* A debug run that proves a broken invariant fails it (tests/test_fuzz.py). */
+        if (inject_at && !planted && sum >= inject_at) {
+            planted = true;
+            printf("fuzz: planting a broken invariant after %lu calls: %s\n", (unsigned long)sum,
+                   status_name(sys_debug_invariants(INVARIANTS_BREAK, NULL)));
         }
     }
 
@@ -413,41 +523,26 @@ int app_fuzz(void)
     }
     if (timer)
         irq_handler_clear(timer);
-    /* The kernel's count, not what the fuzzers read back: they rewrite each other's registers. */
-    word_t failed_at_end;
-    word_t check1 = sys_debug_check_counted(&failed_at_end);
-    word_t mid = failed_at_end - failed_at_start - (check1 != E_OK);
-    for (unsigned k = 0; verbose && k < K_COUNT; k++) {
-        printf("fuzz: %s:", kind_names[k]);
-        for (unsigned e = 0; e <= E_COUNT; e++) {
-            word_t n = 0;
-            for (word_t i = 0; i < nfuzz; i++)
-                n += fz[i].stats->kind_status[k][e];
-            if (n)
-                printf(" %s=%lu", status_name(e), (unsigned long)n);
-        }
-        printf("\n");
-        printf("fuzz:   lookup failures (kind/arg):");
-        for (unsigned x = 0; x < 5; x++)
-            for (unsigned y = 0; y < 8; y++) {
-                word_t n = 0;
-                for (word_t i = 0; i < nfuzz; i++)
-                    n += fz[i].stats->lookup_fail[k][x][y];
-                if (n)
-                    printf(" %u/%u=%lu", x, y, (unsigned long)n);
-            }
-        printf("\n");
-    }
-    /* Summed up before the teardown: the stats pages go with the arena. */
-    summarise(calls, mid);
+    word_t check1 = sys_debug_check();
+    if (planted)
+        sys_debug_invariants(INVARIANTS_REPAIR, NULL);
+    if (verbose)
+        print_statuses_per_kind();
+    /* Added up before the teardown: the stats pages go with the arena. */
+    struct totals t;
+    add_up(&t);
+    print_progress(started, kernel_failures() - failures_at_start);
     arena_end(&a);
     word_t check2 = sys_debug_check();
-    bool ok = check1 == E_OK && check2 == E_OK && mid == 0;
+    failures = kernel_failures() - failures_at_start;
+    summarise(&t, failures);
+    bool ok = failures == 0;
+    print_final(&t, why, failures, started, ok);
     if (ok)
         printf("@@ {\"test\": \"fuzz\", \"status\": \"pass\", \"detail\": \"%s\"}\n", detail);
     else
-        printf("@@ {\"test\": \"fuzz\", \"status\": \"fail\", \"detail\": \"invariant checker: %s "
-               "at the end, %s after teardown, %lu failures mid-run; %s\"}\n", status_name(check1),
-               status_name(check2), (unsigned long)mid, detail);
+        printf("@@ {\"test\": \"fuzz\", \"status\": \"fail\", \"detail\": \"stopped by %s; invariant "
+               "checker: %s at the end, %s after teardown; %s\"}\n", stop_names[why],
+               status_name(check1), status_name(check2), detail);
     return ok ? 0 : 1;
 }

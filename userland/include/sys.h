@@ -116,5 +116,11 @@ word_t sys_debug_preempt(word_t points, word_t *unused);
  * labels printed records.  Returns the status.
  */
 word_t sys_debug_kstats(word_t core, word_t flags, word_t tag, word_t values[KSTATS_VALUES]);
+/*
+ * SYS_DEBUG_INVARIANTS with op (enum invariants_op, abi/syscalls.h); for
+ * INVARIANTS_FAILURES, *failures (may be NULL) gets the checks failed since
+ * boot.  Returns the status.
+ */
+word_t sys_debug_invariants(word_t op, word_t *failures);
 
 #endif

@@ -85,3 +85,13 @@ word_t sys_debug_kstats(word_t core, word_t flags, word_t tag, word_t values[KST
         values[i] = st == E_OK ? msg_get(&m, i) : 0;
     return st;
 }
+
+word_t sys_debug_invariants(word_t op, word_t *failures)
+{
+    struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { op } };
+    word_t st = sys_raw(SYS_DEBUG_INVARIANTS, 0, &m);
+
+    if (failures)
+        *failures = st == E_OK && op == INVARIANTS_FAILURES ? m.mr[0] : 0;
+    return st;
+}

@@ -57,3 +57,131 @@ TEST(debug_check_counts_failures)
     CHECK_OK(sys_debug_check_counted(&after));
     CHECK_EQ(after, before);
 }
+
+struct invariants_attempt {
+    volatile word_t done;
+    volatile word_t status[2];
+};
+
+static void try_to_break(void *arg)
+{
+    struct invariants_attempt *a = arg;
+
+    a->status[0] = sys_debug_invariants(INVARIANTS_BREAK, NULL);
+    a->status[1] = sys_debug_invariants(INVARIANTS_REPAIR, NULL);
+    a->done = 1;
+}
+
+/* Only the root task's first thread may plant a broken invariant: a fuzzer's stray code must not. */
+TEST(debug_invariants_break_only_from_the_root_thread)
+{
+    static struct invariants_attempt a;
+    word_t before, after;
+
+    a.done = 0;
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &before));
+    CHECK(spawn(try_to_break, &a, TEST_PRIO + 1, 0, 0));
+    CHECK(wait_eq(&a.done, 1, WAIT_ROUNDS));
+    CHECK_ST(a.status[0], E_ILLEGAL_OPERATION);
+    CHECK_ST(a.status[1], E_ILLEGAL_OPERATION);
+    CHECK_OK(sys_debug_check());
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &after));
+    CHECK_EQ(after, before);
+}
+
+/* An operation the call does not know is an invalid argument (MR0 = 0), and changes nothing. */
+TEST(debug_invariants_unknown_operation)
+{
+    struct msg m = { .info = msginfo_new(0, 0, 0, 1), .mr = { INVARIANTS_REPAIR + 1 } };
+
+    CHECK_ST(sys_raw(SYS_DEBUG_INVARIANTS, 0, &m), E_INVALID_ARGUMENT);
+    CHECK_EQ(m.mr[0], 0);
+    m = (struct msg){ .info = msginfo_new(0, 0, 0, 1), .mr = { ~(word_t)0 } };
+    CHECK_ST(sys_raw(SYS_DEBUG_INVARIANTS, 0, &m), E_INVALID_ARGUMENT);
+    CHECK_OK(sys_debug_check());
+}
+
+/* Nothing planted: nothing to repair. */
+TEST(debug_invariants_repair_without_break)
+{
+    CHECK_ST(sys_debug_invariants(INVARIANTS_REPAIR, NULL), E_ILLEGAL_OPERATION);
+}
+
+/*
+ * A planted break fails the kernel's check, which counts it; reading the
+ * count checks nothing; once repaired the check passes and the count
+ * stays.  DEBUG=0 kernels refuse to plant one, as does a machine with
+ * every core the kernel supports online (no offline core to name).
+ */
+TEST(debug_invariants_planted_break_fails_the_check)
+{
+    word_t before, during, after;
+
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &before));
+    word_t st = sys_debug_invariants(INVARIANTS_BREAK, NULL);
+    if (!DEBUG) {
+        CHECK_ST(st, E_ILLEGAL_OPERATION);
+        return;
+    }
+    if (st == E_ILLEGAL_OPERATION)
+        SKIP("every core the kernel supports is online: no offline core to mark");
+    CHECK_OK(st);
+    CHECK_ST(sys_debug_invariants(INVARIANTS_BREAK, NULL), E_ILLEGAL_OPERATION);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &during));
+    CHECK_EQ(during, before);
+    CHECK_ST(sys_debug_check_counted(&during), E_INVARIANT);
+    CHECK_EQ(during, before + 1);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_REPAIR, NULL));
+    CHECK_OK(sys_debug_check_counted(&after));
+    CHECK_EQ(after, before + 1);
+}
+
+struct send_report {
+    cptr_t ep;
+    volatile word_t status;
+    volatile word_t done;
+};
+
+static void send_and_report(void *arg)
+{
+    struct send_report *r = arg;
+    struct msg m = { 0 };
+
+    r->status = sys_send(r->ep, &m);
+    r->done = 1;
+}
+
+/*
+ * Why a fuzz run's verdict is the kernel's count and not the status a
+ * fuzzer reads back: between the kernel's return and the read, a thread
+ * holding the caller's TCB can rewrite the status register.  Here the
+ * sender's E_OK waits in its saved registers while the higher-priority
+ * receiver runs and rewrites it to E_INVARIANT; the sender reads that,
+ * and the kernel's count of failed checks has not moved.
+ */
+TEST(debug_status_read_back_can_be_rewritten)
+{
+    static struct send_report r;
+    word_t regs[ARCH_USER_REGS], before, after;
+    struct msg m;
+
+    r.ep = ep_new();
+    r.done = 0;
+    r.status = E_OK;
+    CHECK(r.ep);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &before));
+    struct thread *t = spawn(send_and_report, &r, TEST_PRIO - 1, 0, 0);
+    CHECK(t);
+    CHECK_OK(sys_recv(r.ep, &m));
+    CHECK_EQ(r.done, 0);
+    CHECK_OK(tcb_read_registers(t->tcb, 0, ARCH_USER_REGS, regs));
+    CHECK_EQ(regs[ARCH_REG_STATUS], E_OK);
+    regs[ARCH_REG_STATUS] = E_INVARIANT;
+    CHECK_OK(tcb_write_registers(t->tcb, 0, ARCH_USER_REGS, regs));
+    /* Above this thread, the sender runs at once to its read. */
+    CHECK_OK(tcb_set_priority(t->tcb, TEST_PRIO + 1));
+    CHECK_EQ(r.done, 1);
+    CHECK_ST(r.status, E_INVARIANT);
+    CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &after));
+    CHECK_EQ(after, before);
+}

@@ -83,6 +83,7 @@ static inline void arch_dma_barrier(void)
 #define ARCH_USER_REGS  17
 #define ARCH_REG_R0     0
 #define ARCH_REG_R6     6
+#define ARCH_REG_STATUS 7               /* r7: where a system call's status comes back */
 #define ARCH_REG_R8     8
 #define ARCH_REG_R9     9
 #define ARCH_REG_R10    10

@@ -61,6 +61,7 @@ static inline void arch_dma_barrier(void)
 #define ARCH_REG_SP     1
 #define ARCH_REG_FLAGS  2
 #define ARCH_REG_RAX    3
+#define ARCH_REG_STATUS ARCH_REG_RAX    /* where a system call's status comes back */
 #define ARCH_REG_RBX    4
 #define ARCH_REG_RCX    5
 #define ARCH_REG_RDX    6

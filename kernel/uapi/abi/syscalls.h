@@ -30,7 +30,15 @@ enum syscall {
     SYS_DEBUG_CORE,     /* return the index of the core the caller runs on in MR0 */
     SYS_DEBUG_PREEMPT,  /* arm MR0 preemption points on this core; MR0 restarts, MR1 unused points */
     SYS_DEBUG_KSTATS,   /* per-core accounting: read, print, time on/off (abi/kstats.h) */
+    SYS_DEBUG_INVARIANTS,   /* MR0 = enum invariants_op below */
     SYS_COUNT
+};
+
+/* SYS_DEBUG_INVARIANTS: read the checker's failure count, or (DEBUG, root thread) plant one. */
+enum invariants_op {
+    INVARIANTS_FAILURES,    /* MR0 := checks failed since boot; nothing is checked */
+    INVARIANTS_BREAK,       /* plant one broken invariant (E_ILLEGAL_OPERATION if impossible) */
+    INVARIANTS_REPAIR,      /* take it away again */
 };
 
 _Static_assert(SYS_CALL == SYSNO_CALL && SYS_REPLY_RECV == SYSNO_REPLY_RECV, "entry code's numbers");
