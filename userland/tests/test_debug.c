@@ -81,7 +81,7 @@ TEST(debug_invariants_break_only_from_the_root_thread)
     a.done = 0;
     CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &before));
     CHECK(spawn(try_to_break, &a, TEST_PRIO + 1, 0, 0));
-    CHECK(wait_eq(&a.done, 1, WAIT_ROUNDS));
+    CHECK(wait_eq(&a.done, 1, WAIT_MS));
     CHECK_ST(a.status[0], E_ILLEGAL_OPERATION);
     CHECK_ST(a.status[1], E_ILLEGAL_OPERATION);
     CHECK_OK(sys_debug_check());
