@@ -225,7 +225,7 @@ lockbench: deps
 
 # The whole test suite.
 test: deps
-	@.venv/bin/python -m pytest tests -q -rs
+	@.venv/bin/python -m pytest tests -q -rs --durations=20
 
 # The long soak of the kernel-hosted Redis server (tests/test_redis_soak.py); `make test` runs
 # the same test for 90 s.  SOAK_SECONDS sets another length.
