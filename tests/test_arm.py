@@ -1,8 +1,9 @@
-"""The ARM port's own parts (arm-imx6, QEMU sabrelite): LOCK=rtm refused, the fuzzer on its
-cores, the U-Boot images, and booting them through the board's own U-Boot.
+"""The ARM port's own parts (arm-imx6, QEMU sabrelite): LOCK=rtm refused, the U-Boot images,
+and booting them through the board's own U-Boot.
 
 What both ports share is tested for both in one place each: booting in tests/test_boot.py, the
-in-guest suite in tests/test_guest_suite.py, the -icount ping-pong in tests/test_icount.py.
+in-guest suite and the fuzzer in tests/test_guest_suite.py, the -icount ping-pong in
+tests/test_icount.py.
 """
 import re
 import shutil
@@ -63,34 +64,6 @@ def test_uimage_matches_elf():
     assert "Script" in script
     cmd = (REPO / "arch" / ARCH / "boot.cmd").read_text()
     assert f"setenv cmdline_addr {qemu_run.ARM_CMDLINE_ADDR:#x}" in cmd
-
-
-# ---- the fuzzer: four cores for bkl and fine, one for none
-
-# Each run is sized, and run in turns (-icount) or truly in parallel, so that the ARM part of
-# `make test` stays near ten minutes on a two-core host under TCG (as for x86_64, see
-# tests/test_guest_suite.py).  Measured by hand with calls=1000000: none (1 core) 14 s; bkl (4
-# cores in turns, where a core spinning for the big lock hands the turn over at its YIELD) 50 s;
-# fine (4 parallel cores) 544 s on a loaded host (load average 8).  bkl on four truly parallel
-# virtual cores crawls on two host cores (about 30 calls a second: each lock hand-over waits for
-# the host to schedule the next holder's thread), and fine in turns hands the turn round at every
-# ticket-lock wait, so each runs the way it finishes.
-FUZZ_RUNS = {"none": (1, 1_000_000, False), "bkl": (4, 1_000_000, True), "fine": (4, 100_000, False)}
-
-
-@needs_arm_tools
-@pytest.mark.parametrize("lock", sorted(FUZZ_RUNS))
-def test_fuzz(guest, lock):
-    """Random invocations from threads on every core; the kernel survives and its invariants hold."""
-    cpus, calls, turns = FUZZ_RUNS[lock]
-    run = guest(arch=ARCH, lock=lock, cpus=cpus, app="fuzz", args=f"calls={calls} seed=1",
-                icount=turns, timeout=900)
-    assert not run.of_type("panic"), run.of_type("panic")
-    record = run.tests.get("fuzz")
-    assert record is not None and record["status"] == "pass", record
-    assert record["detail"].startswith(f"{calls} calls on {cpus} cores"), record["detail"]
-    assert run.boot_record["cores"] == cpus
-    assert run.done_status == 0 and run.status == 0
 
 
 # ---- the board's boot path: Debian's U-Boot for the Sabre Lite, in QEMU

@@ -123,26 +123,31 @@ def test_suite_under_kvm(guest, cpus):
 # cores.  none, which has no lock, runs on one core.  Longer runs are `make fuzz`
 # (docs/userland.md).
 # name: (lock, cpus, calls, guest seconds, in turns under -icount)
-FUZZ_RUNS = {
-    "none-1cpu": ("none", 1, 300_000, 60, False),
-    "bkl-4cpu-turns": ("bkl", 4, 300_000, 4, True),
-    "rtm-4cpu-turns": ("rtm", 4, 300_000, 4, True),
-    "fine-4cpu-parallel": ("fine", 4, 200_000, 90, False),
-    "bkl-2cpu-parallel": ("bkl", 2, 5_000, 60, False),
-    "fine-2cpu-parallel": ("fine", 2, 5_000, 60, False),
-}
+# (arch, lock, cpus, calls, guest seconds, in turns under -icount); arm-imx6 as on the board's
+# four cores, and `none` on one.
+FUZZ_RUNS = [
+    on_port("x86_64", "none", 1, 300_000, 60, False),
+    on_port("x86_64", "bkl", 4, 300_000, 4, True),
+    on_port("x86_64", "rtm", 4, 300_000, 4, True),
+    on_port("x86_64", "fine", 4, 200_000, 90, False),
+    on_port("x86_64", "bkl", 2, 5_000, 60, False),
+    on_port("x86_64", "fine", 2, 5_000, 60, False),
+    on_port("arm-imx6", "none", 1, 300_000, 60, False),
+    on_port("arm-imx6", "bkl", 4, 300_000, 4, True),
+    on_port("arm-imx6", "fine", 4, 100_000, 90, False),
+]
 
 
-@pytest.mark.parametrize("config", sorted(FUZZ_RUNS))
-def test_fuzz(guest, config):
+@pytest.mark.parametrize("arch,lock,cpus,calls,seconds,turns", FUZZ_RUNS)
+def test_fuzz(guest, arch, lock, cpus, calls, seconds, turns):
     """Random invocations from threads on every core, checked every 1,000 calls of each fuzzer;
     the kernel survives and its checker never failed (its own count)."""
-    lock, cpus, calls, seconds, turns = FUZZ_RUNS[config]
-    run = guest(lock=lock, cpus=cpus, app="fuzz",
+    run = guest(arch=arch, lock=lock, cpus=cpus, app="fuzz",
                 args=f"calls={calls} seconds={seconds} check=1000 seed=1", icount=turns,
                 timeout=1200)
     assert not run.of_type("panic"), run.of_type("panic")
     assert not run.of_type("invariant"), run.of_type("invariant")
+    assert run.boot_record["cores"] == cpus
     record = run.tests.get("fuzz")
     assert record is not None and record["status"] == "pass", record
     final = run.of_type("fuzz")[-1]["fuzz"]
