@@ -101,5 +101,7 @@ extern const char *const lock_variant_name;
 
 void lock_stats_read(unsigned core, struct lock_stats *out);
 void lock_stats_reset(void);
+/* Add every counter of `s` to `sum` (host tools sum the cores' statistics). */
+void lock_stats_add(struct lock_stats *sum, const struct lock_stats *s);
 
 #endif

@@ -17,6 +17,25 @@ void lock_stats_read(unsigned core, struct lock_stats *out)
     *out = lockstats_cores[core].s;
 }
 
+void lock_stats_add(struct lock_stats *sum, const struct lock_stats *s)
+{
+    sum->acquisitions += s->acquisitions;
+    sum->contended += s->contended;
+    sum->cycles_held += s->cycles_held;
+    sum->cycles_waited += s->cycles_waited;
+    sum->rtm_commits += s->rtm_commits;
+    sum->rtm_aborts_conflict += s->rtm_aborts_conflict;
+    sum->rtm_aborts_capacity += s->rtm_aborts_capacity;
+    sum->rtm_aborts_explicit += s->rtm_aborts_explicit;
+    sum->rtm_aborts_lock_held += s->rtm_aborts_lock_held;
+    sum->rtm_aborts_other += s->rtm_aborts_other;
+    sum->rtm_fallbacks += s->rtm_fallbacks;
+    sum->barriers += s->barriers;
+    for (unsigned i = 0; i < LOCK_HOLD_BUCKETS; i++) {
+        sum->hold_histogram[i] += s->hold_histogram[i];
+    }
+}
+
 void lock_stats_reset(void)
 {
     for (unsigned i = 0; i < LOCK_MAX_CORES; i++) {

@@ -3,6 +3,7 @@
  */
 #include "bench_env.h"
 #include "lock.h"
+#include "rtm_insn.h"
 
 #include <cpuid.h>
 #include <sched.h>
@@ -104,15 +105,7 @@ static int probe_transactions(void)
     sigaction(SIGSEGV, &catch, &old_segv);
     fault = sigsetjmp(probe_escape, 1);
     if (fault == 0) {
-        for (int i = 0; i < 100; i++) {
-            unsigned status = ~0u;
-
-            __asm__ volatile("xbegin 1f\n1:" : "+a"(status) : : "memory");
-            if (status == ~0u) {
-                __asm__ volatile("xend" : : : "memory");
-                committed++;
-            }
-        }
+        committed = rtm_empty_commits(100);
     }
     sigaction(SIGILL, &old_ill, NULL);
     sigaction(SIGSEGV, &old_segv, NULL);

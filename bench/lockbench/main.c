@@ -231,14 +231,7 @@ static void print_rtm(void)
 
     for (unsigned core = 0; core < opt.cores; core++) {
         lock_stats_read(core, &s);
-        sum.rtm_commits += s.rtm_commits;
-        sum.rtm_aborts_conflict += s.rtm_aborts_conflict;
-        sum.rtm_aborts_capacity += s.rtm_aborts_capacity;
-        sum.rtm_aborts_explicit += s.rtm_aborts_explicit;
-        sum.rtm_aborts_lock_held += s.rtm_aborts_lock_held;
-        sum.rtm_aborts_other += s.rtm_aborts_other;
-        sum.rtm_fallbacks += s.rtm_fallbacks;
-        sum.acquisitions += s.acquisitions;
+        lock_stats_add(&sum, &s);
     }
     printf("\"rtm\": {\"usable\": %s, \"why\": ", usable ? "true" : "false");
     if (why != NULL) {

@@ -5,6 +5,7 @@
  */
 #include "env.h"
 #include "lock.h"
+#include "rtm_insn.h"
 
 #include <cpuid.h>
 #include <sched.h>
@@ -93,18 +94,7 @@ _Noreturn void lock_panic(const char *msg)
 /* Run 100 empty transactions; exit 0 if at least one committed. */
 static _Noreturn void rtm_probe_child(void)
 {
-    int committed = 0;
-
-    for (int i = 0; i < 100; i++) {
-        unsigned status = ~0u;
-
-        __asm__ volatile("xbegin 1f\n1:" : "+a"(status) : : "memory");
-        if (status == ~0u) {
-            __asm__ volatile("xend" : : : "memory");
-            committed++;
-        }
-    }
-    _exit(committed > 0 ? 0 : 1);
+    _exit(rtm_empty_commits(100) > 0 ? 0 : 1);
 }
 
 bool host_rtm_usable(const char **why)

@@ -539,16 +539,7 @@ int main(int argc, char **argv)
         } else {
             s = slots[t].stats;
         }
-        sum.acquisitions += s.acquisitions;
-        sum.contended += s.contended;
-        sum.rtm_commits += s.rtm_commits;
-        sum.rtm_aborts_conflict += s.rtm_aborts_conflict;
-        sum.rtm_aborts_capacity += s.rtm_aborts_capacity;
-        sum.rtm_aborts_explicit += s.rtm_aborts_explicit;
-        sum.rtm_aborts_lock_held += s.rtm_aborts_lock_held;
-        sum.rtm_aborts_other += s.rtm_aborts_other;
-        sum.rtm_fallbacks += s.rtm_fallbacks;
-        sum.barriers += s.barriers;
+        lock_stats_add(&sum, &s);
         free(slots[t].scratch);
     }
     bool ok = counter == expected && violations == 0;
