@@ -49,8 +49,9 @@ def test_planted_invariant_fails_the_run(guest, arch):
                                                           reports[0]["failures"] + len(reports)))
     last = reports[0]["last"]
     assert [entry["core"] for entry in last] == [0, 1, 2, 3], last
-    # Every fuzzer had made hundreds of calls: each core names a system call the slow path served.
-    assert all(1 <= entry["sysno"] <= 8 and "cap" in entry and "label" in entry for entry in last), last
+    # Every fuzzer had made hundreds of calls: each core names the call its slow path served last,
+    # whatever number the fuzzer made (an unknown one, which faults, included; 0 means none).
+    assert all(entry["sysno"] != 0 and "cap" in entry and "label" in entry for entry in last), last
 
 
 def test_checks_after_every_call_pass_on_four_cores(guest):
