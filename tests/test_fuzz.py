@@ -7,19 +7,16 @@ its final record.  The guest runs use -icount (bkl in turns), so they do not dep
 the host is.
 """
 import json
-import shutil
 import subprocess
 
 import pytest
 
 import fuzz_campaign
-from conftest import REPO
+from conftest import REPO, on_port
 
 PLANTED_REASON = "ASID loaded on a core that is not online"
 
-ARCHES = ["x86_64", pytest.param("arm-imx6", marks=pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)"))]
+ARCHES = [on_port("x86_64"), on_port("arm-imx6")]
 
 
 def final_record(run) -> dict:
@@ -67,7 +64,9 @@ def test_checks_after_every_call_pass_on_four_cores(guest):
     assert run.tests["fuzz"]["status"] == "pass" and run.done_status == 0
 
 
-@pytest.mark.parametrize("arch", ARCHES)
+# x86_64 only: the budget is the fuzzer's own code, and a guest second under -icount is a
+# billion instructions, which the ARM emulation takes minutes to run.
+@pytest.mark.parametrize("arch", ["x86_64"])
 def test_time_budget_ends_the_run(guest, arch):
     """seconds=1 with no call limit: the fuzzers are stopped where they are, the end checks run,
     and the final record says the budget ended it; progress came per core before."""
@@ -94,7 +93,8 @@ def test_progress_records_every_interval(guest):
     assert final_record(run)["stopped_by"] == "seconds"
 
 
-@pytest.mark.parametrize("arch", ARCHES)
+# x86_64, where the failure was seen: the boot-time wait is generic code (kernel/core.c).
+@pytest.mark.parametrize("arch", ["x86_64"])
 def test_secondary_core_ready_before_it_is_used(guest, arch):
     """Regression: the boot core started scheduling before core 1 had run core_init().  Under
     -icount on two CPUs the boot core ran the root task and fuzzer 0 on until core 1's turn,

@@ -380,7 +380,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     if unknown:
         p.error(f"unknown variant(s) {unknown}: valid are {list(VARIANTS)}")
     if [o for o in args.objects if o not in OBJECTS]:
-        p.error(f"--objects: disjoint, shared")
+        p.error("--objects takes disjoint, shared or both")
     if args.reps < 1 or args.ms < 1:
         p.error("--reps and --ms must be at least 1")
     return args
