@@ -4,7 +4,6 @@ The in-guest tests (userland/tests/test_nic.c) open the NIC QEMU gives the guest
 networking (x86_64: the e1000; arm-imx6: the i.MX6 ENET), read its MAC, ARP for slirp's gateway 10.0.2.2 and ping it in bursts, interrupt-driven.
 Without a NIC they skip, and the whole suite (tests/test_guest_suite.py) shows them as skipped.
 """
-import shutil
 import socket
 import subprocess
 import sys
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, assert_guest_test_passed, build, config_id
+from conftest import REPO, assert_guest_test_passed, build, config_id, needs_arm_tools
 import qemu_run
 
 NIC_TESTS = ["nic_open_reads_mac", "nic_arp_gateway", "nic_many_frames", "nic_rx_overflow_recovers",
@@ -104,9 +103,6 @@ def test_nic_in_guest(guest, config, name):
     assert_nic_test_passed(run, name, cpus)
 
 
-needs_arm_tools = pytest.mark.skipif(
-    shutil.which("arm-none-eabi-gcc") is None or shutil.which("qemu-system-arm") is None,
-    reason="arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
 ARM_NIC_TESTS = [ENET_IN_PLACE_OF.get(n, n) for n in NIC_TESTS]
 
 

@@ -27,13 +27,12 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CLIENT_TIMEOUT, REPO, assert_guest_test_passed, build, config_id, redis_cli
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, assert_guest_test_passed, build, config_id, redis_cli
 from records import PREFIX
 
 sys.path.insert(0, str(REPO / "tools"))
 import ycsb  # noqa: E402
 
-LWIP_PRESENT = (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").exists()
 pytestmark = pytest.mark.skipif(
     not LWIP_PRESENT,
     reason="lwIP's source could not be fetched into .deps/lwip (tools/ensure_deps.sh says why)")
