@@ -105,6 +105,15 @@ def benches(records: Iterable[dict], name: str) -> list[dict]:
     return [r for r in records if r.get("bench") == name]
 
 
+def single_core_ipc(records: Iterable[dict], timing: bool = False) -> list[dict]:
+    """The single-core, cross-space ping-pong records in instructions (-icount) of builds without
+    lock statistics, run with the kernel's timing on (timing=1) or, by default, off."""
+    return [r for r in benches(records, "pingpong")
+            if r.get("unit") == "instructions" and r.get("env", {}).get("cpus", 1) == 1
+            and r.get("lockstats") is not True and not (r.get(META_KEY) or {}).get("stats")
+            and field(r, "same_space") is False and bool(r.get("timing")) == timing]
+
+
 def field(record: dict, name: str, default=None):
     """A benchmark figure: top-level first, then inside `config`."""
     if name in record:

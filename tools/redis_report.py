@@ -89,14 +89,12 @@ def timing_cost_per_entry(records) -> dict:
     the ping-pong's timing=1 pass measures the same entries with it on, so half the difference of
     the cross-space, length-0 round trips is its cost per entry (docs/results.md)."""
     trips: dict = {}
-    for r in rec.benches(records, "pingpong"):
-        env = r.get("env", {})
-        if (r.get("unit") != "instructions" or env.get("cpus", 1) != 1 or r.get("lockstats") is True
-                or (r.get(rec.META_KEY) or {}).get("stats")
-                or rec.field(r, "same_space") is not False or int(rec.field(r, "length", 0)) != 0):
-            continue
-        key = (env.get("arch", "?"), env.get("lock", "?"))
-        trips.setdefault(key, {}).setdefault(bool(r.get("timing")), []).append(float(r["round_trip"]["median"]))
+    for timing in (False, True):
+        for r in rec.single_core_ipc(records, timing):
+            if int(rec.field(r, "length", 0)) == 0:
+                env = r.get("env", {})
+                key = (env.get("arch", "?"), env.get("lock", "?"))
+                trips.setdefault(key, {}).setdefault(timing, []).append(float(r["round_trip"]["median"]))
     return {key: (statistics.median(t[True]) - statistics.median(t[False])) / 2
             for key, t in trips.items() if t.get(True) and t.get(False)}
 
@@ -136,12 +134,13 @@ def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
                else "the servers' count where they kept one, else the clients' configured requests")
     lines = [f"(per operation, in {unit}; ops: {counted}; lock/op only from LOCKSTATS=1 builds, "
              "the -stats rows; the window runs with the kernel's timing on, and untimed is "
-             "kernel/op less entries/op times what timing adds to an entry, from the ping-pong's "
-             "timing pass, where the run has one)", head]
+             "kernel/op less entries/op times what timing adds to an entry, from the release "
+             "build's ping-pong timing pass, where the run has one)", head]
     for (lock, cpus), group in configurations(found).items():
         figs = [b.figures for b in group]
         kernel, entries = (_median([f[k] for f in figs]) for k in ("kernel_per_op", "entries_per_op"))
-        cost = timing.get((group[0].arch, group[0].lock))
+        # Timing's cost was measured on the release build; a -stats build's entries cost more.
+        cost = None if group[0].stats else timing.get((group[0].arch, group[0].lock))
         untimed = kernel - entries * cost if None not in (kernel, entries, cost) else None
         lines.append(
             f"{lock:<10}{cpus:>6}{len(group):>6}{_median([f['ops'] for f in figs]):>9,.0f}"

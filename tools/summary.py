@@ -292,11 +292,8 @@ IPC_RTM_OVER_BKL = 5
 def _ipc_medians(records) -> dict:
     """{(arch, lock, length): {figure: median}} of single-core cross-space ping-pong in instructions."""
     out: dict = {}
-    for r in rec.benches(records, "pingpong"):
+    for r in rec.single_core_ipc(records):
         env = r.get("env", {})
-        if (r.get("unit") != "instructions" or env.get("cpus", 1) != 1 or r.get("lockstats") is True
-                or r.get("timing") is True or rec.field(r, "same_space") is not False):
-            continue
         key = (env.get("arch", "?"), env.get("lock", "?"), int(rec.field(r, "length", 0)))
         for figure in ("call", "reply_recv", "round_trip"):
             out.setdefault(key, {}).setdefault(figure, []).append(float(r[figure]["median"]))
