@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parent.parent
 # explains it): in turns under -icount for none, bkl and rtm; truly in parallel for fine.
 IN_TURNS = {"none": True, "bkl": True, "rtm": True, "fine": False}
 
-# The configurations of issue 25's bar: (arch, lock, cpus).
+# The default campaign: every variant on four cores of each port, and none on one: (arch, lock, cpus).
 DEFAULT_CONFIGS = ["x86_64-none-1", "x86_64-bkl-4", "x86_64-fine-4", "x86_64-rtm-4",
                    "arm-imx6-bkl-4", "arm-imx6-fine-4"]
 
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
     entries = [done[r] for r in runs]
     table = summary_table(entries)
     passed = sum(e["verdict"] == "pass" for e in entries)
-    footer = (f"\n{passed} of {len(entries)} runs passed; this session "
+    footer = (f"\n{passed} of {len(entries)} runs passed; this invocation "
               f"{time.monotonic() - started:,.0f} s, all runs {sum(e['host_seconds'] for e in entries):,.0f} s "
               "of host time.\n")
     (args.results / "summary.md").write_text(table + footer)
