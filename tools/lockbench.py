@@ -288,15 +288,20 @@ def report(records) -> str:
              f"acquisition (from {meta(records[0]).get('hold_source', '?')}), and {first['lines']} "
              "footprint lines; one-core medians below"]
     lines.append(f"  {'lock':<5} {'objects':<8} {'delay':>6} {'section':>8} {'entry':>8} {'lock cost':>9}  "
-                 "(cycles per entry on 1 core, at the smallest delay)")
+                 "(cycles per entry on 1 core, at the smallest delay; lock cost = entry - none's "
+                 "entry on the same objects, as the ping-pong's lock cost is over none's)")
+
+    def one_core(variant, objects, delay):
+        return next((p for p in points(records, variant, objects, delay) if p.cores == 1), None)
+
     for variant, objects, delay in configurations(records):
         if delay != min(d for v, o, d in configurations(records) if v == variant and o == objects):
             continue
-        one = [p for p in points(records, variant, objects, delay) if p.cores == 1]
-        if one:
-            p = one[0]
+        p, none = one_core(variant, objects, delay), one_core("none", objects, delay)
+        if p:
+            cost = f"{p.entry_cycles - none.entry_cycles:>9.1f}" if none else f"{'-':>9}"
             lines.append(f"  {variant:<5} {objects:<8} {delay:>6} {p.section_cycles:>8.1f} "
-                         f"{p.entry_cycles:>8.1f} {p.entry_cycles - p.section_cycles:>9.1f}")
+                         f"{p.entry_cycles:>8.1f} {cost}")
     lines.append("")
     lines.append("throughput, kernel entries per 1,000 cycles (all cores; median of repetitions), "
                  "and the machine-repairman fit (s, a in cycles per entry; docs/model.md):")
