@@ -193,6 +193,13 @@ def assert_booted(run: Boot, arch: str, cpus: int) -> None:
     assert run.done_status == 0
 
 
+def fuzz_final_record(run: Boot) -> dict:
+    """The fuzzer's one final record (userland/fuzz, docs/userland.md)."""
+    found = run.of_type("fuzz")
+    assert len(found) == 1, f"{len(found)} final fuzz records (status {run.status})"
+    return found[0]["fuzz"]
+
+
 def free_port() -> int:
     """A TCP port on 127.0.0.1 that nothing listens on now."""
     with socket.socket() as s:

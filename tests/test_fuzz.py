@@ -12,17 +12,11 @@ import subprocess
 import pytest
 
 import fuzz_campaign
-from conftest import REPO, on_port
+from conftest import REPO, fuzz_final_record, on_port
 
 PLANTED_REASON = "ASID loaded on a core that is not online"
 
 ARCHES = [on_port("x86_64"), on_port("arm-imx6")]
-
-
-def final_record(run) -> dict:
-    found = run.of_type("fuzz")
-    assert len(found) == 1, f"{len(found)} final fuzz records (status {run.status})"
-    return found[0]["fuzz"]
 
 
 @pytest.mark.parametrize("arch", ARCHES)
@@ -34,7 +28,7 @@ def test_planted_invariant_fails_the_run(guest, arch):
                 args=f"calls={calls} seed=1 check=200 inject=2000", icount=True, timeout=900)
     assert not run.of_type("panic"), run.of_type("panic")
     assert "fuzz: planting a broken invariant after" in run.log and "E_OK" in run.log
-    final = final_record(run)
+    final = fuzz_final_record(run)
     assert final["verdict"] == "fail" and final["stopped_by"] == "invariant", final
     assert final["failures"] >= 1 and final["calls"] < calls, final
     assert run.tests["fuzz"]["status"] == "fail"
@@ -57,7 +51,7 @@ def test_checks_after_every_call_pass_on_four_cores(guest):
     failed runs the kernel had passed)."""
     run = guest(arch="x86_64", lock="bkl", cpus=4, app="fuzz", args="calls=6000 seed=7 check=1",
                 icount=True, timeout=900)
-    final = final_record(run)
+    final = fuzz_final_record(run)
     assert final["verdict"] == "pass" and final["failures"] == 0, final
     assert final["check_every"] == 1 and final["calls"] == 6000 and final["stopped_by"] == "calls"
     assert not run.of_type("invariant")
@@ -71,7 +65,7 @@ def test_time_budget_ends_the_run(guest, arch):
     """seconds=1 with no call limit: the fuzzers are stopped where they are, the end checks run,
     and the final record says the budget ended it; progress came per core before."""
     run = guest(arch=arch, lock="bkl", cpus=2, app="fuzz", args="seconds=1 progress=1 seed=3", icount=True, timeout=900)
-    final = final_record(run)
+    final = fuzz_final_record(run)
     assert final["stopped_by"] == "seconds" and final["verdict"] == "pass", final
     assert final["seconds"] >= 1.0 and final["calls"] > 0, final
     progress = [r["fuzz_progress"] for r in run.of_type("fuzz_progress")]
@@ -90,7 +84,7 @@ def test_progress_records_every_interval(guest):
         mine = [p for p in progress if p["core"] == core]
         assert len(mine) >= 3, progress
         assert [p["calls"] for p in mine] == sorted(p["calls"] for p in mine)
-    assert final_record(run)["stopped_by"] == "seconds"
+    assert fuzz_final_record(run)["stopped_by"] == "seconds"
 
 
 # x86_64, where the failure was seen: the boot-time wait is generic code (kernel/core.c).
@@ -104,7 +98,7 @@ def test_secondary_core_ready_before_it_is_used(guest, arch):
     run = guest(arch=arch, lock="bkl", cpus=2, app="fuzz", args="calls=20000 seed=3 check=1000",
                 icount=True, timeout=900)
     assert not run.of_type("invariant"), run.of_type("invariant")[:1]
-    final = final_record(run)
+    final = fuzz_final_record(run)
     assert final["verdict"] == "pass" and final["calls"] == 20000, final
     progress = {r["fuzz_progress"]["core"]: r["fuzz_progress"] for r in run.of_type("fuzz_progress")}
     assert progress[1]["calls"] == 10000, progress

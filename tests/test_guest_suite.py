@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from conftest import (Boot, assert_booted, assert_guest_test_passed, console_record, guest_test_names,
-                      kvm_skip_reason, on_port, skip_is_expected)
+from conftest import (Boot, assert_booted, assert_guest_test_passed, console_record, fuzz_final_record,
+                      guest_test_names, kvm_skip_reason, on_port, skip_is_expected)
 from records import parse_text
 
 # (arch, lock, cpus): x86_64 runs every variant on 1, 2 and 4 CPUs; arm-imx6 runs its variants
@@ -150,7 +150,7 @@ def test_fuzz(guest, arch, lock, cpus, calls, seconds, turns):
     assert run.boot_record["cores"] == cpus
     record = run.tests.get("fuzz")
     assert record is not None and record["status"] == "pass", record
-    final = run.of_type("fuzz")[-1]["fuzz"]
+    final = fuzz_final_record(run)
     assert final["verdict"] == "pass" and final["failures"] == 0, final
     assert final["stopped_by"] in ("calls", "seconds") and final["calls"] > 0, final
     assert run.done_status == 0
