@@ -10,7 +10,10 @@
  *   ARCH_MSG_REGISTERS             message registers held in machine registers (4)
  *   ARCH_USER_REGS                 length of the register set of TCB Read/WriteRegisters
  *   USER_TOP                       first address above user space
- *   struct arch_context            a thread's saved user registers (and FPU state if any)
+ *   struct arch_context            a thread's saved user registers (and FPU state if any),
+ *                                  and a word `tls_base`: the thread's TLS base, 0 in a fresh
+ *                                  context, which every exit to the thread loads into the
+ *                                  port's thread-pointer register
  *   static inline unsigned arch_core_id(void)   index of the calling core (0 is the boot core)
  *   static inline word_t arch_cycles(void)      the cycle counter
  *   static inline void *arch_phys_to_virt(word_t paddr)  through the kernel's direct map
@@ -148,6 +151,22 @@ void arch_context_restart_syscall(struct arch_context *ctx);
 /* TCB Read/Write/CopyRegisters: the whole user register set, ARCH_USER_REGS words, in docs/abi.md order. */
 void arch_context_read_all(const struct arch_context *ctx, word_t *regs);
 void arch_context_write_all(struct arch_context *ctx, const word_t *regs);
+
+/* TCB SetTLSBase: whether `base` may be loaded into the thread-pointer register. */
+bool arch_tls_base_valid(word_t base);
+
+/*
+ * Registers a core switches lazily (x86_64: the FPU's) stay in the core
+ * after their thread stops running there, until another thread needs them.
+ * arch_core_held_context(): the context whose registers `core` holds that
+ * way, or NULL.  Called with the lock held exclusively; the answer for a
+ * thread that runs on no core cannot become that thread meanwhile.
+ * arch_core_release_context(): on that core, save them into ctx and let
+ * them go, so that no core refers to ctx any more (ctx is about to be freed
+ * or to run on another core).
+ */
+const struct arch_context *arch_core_held_context(unsigned core);
+void arch_core_release_context(struct arch_context *ctx);
 
 /* ---- Interrupts and cross-core signalling. */
 

@@ -92,6 +92,9 @@ void core_serve_request(struct core *c, uint32_t seq)
     case REQ_TLB_FLUSH:
         arch_tlb_flush_local(m->asid, m->vaddr, m->whole_space);
         break;
+    case REQ_RELEASE_CONTEXT:
+        arch_core_release_context(&m->tcb->context);
+        break;
     default:
         break;
     }

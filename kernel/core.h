@@ -44,6 +44,7 @@ enum core_request_kind {
     REQ_LEAVE_TCB,      /* stop running `tcb` (switch to the idle thread) */
     REQ_LEAVE_VSPACE,   /* stop using the address space `asid` (load the kernel-only one) */
     REQ_TLB_FLUSH,      /* flush `asid` at `vaddr` (or the whole space) from this core's TLB */
+    REQ_RELEASE_CONTEXT,/* give back the registers of `tcb` held lazily (arch_core_release_context()) */
 };
 
 /*

@@ -8,8 +8,8 @@
  * ready queues and bitmaps, every object a capability reaches (wait
  * queues, bindings, reply caps, ASIDs, zombies), untyped memory (children
  * inside their parent below the watermark, no overlap, roots disjoint),
- * blocked threads in the queue they wait on, and which cores have loaded
- * each address space.  The caller holds the kernel lock exclusively
+ * blocked threads in the queue they wait on, which cores have loaded each
+ * address space, and whose registers each core holds lazily.  The caller holds the kernel lock exclusively
  * (handle_debug_syscall()).
  */
 #include "invariants.h"
@@ -448,6 +448,27 @@ static bool check_memory_and_threads(void)
     return true;
 }
 
+/*
+ * The registers a core holds lazily (kernel/arch.h) are those of a live
+ * thread of that core: deletion and migration take them back first.
+ */
+static bool check_held_contexts(void)
+{
+    for (unsigned core = 0; core < ncores_online; core++) {
+        const struct arch_context *held = arch_core_held_context(core);
+        bool found = held == NULL;
+        for (const struct cte *s = cdt_first(); s && !found; s = s->cdt_next) {
+            if (s->cap.type != CAP_TCB)
+                continue;
+            const struct tcb *t = s->cap.obj;
+            found = &t->context == held && t->affinity == core;
+        }
+        if (!found)
+            return fail("a core holds registers of a thread that is gone or runs elsewhere");
+    }
+    return true;
+}
+
 bool kernel_check_invariants(void)
 {
     const char *why = NULL;
@@ -458,7 +479,7 @@ bool kernel_check_invariants(void)
         if (!check_ready_queues(c))
             return false;
     }
-    return check_objects() && check_memory_and_threads() && check_asids();
+    return check_objects() && check_memory_and_threads() && check_asids() && check_held_contexts();
 }
 
 /* ---- The planted invariant (DEBUG builds). */

@@ -58,6 +58,18 @@ void tcb_resume(struct tcb *t)
     sched_wake(t);
 }
 
+/*
+ * t is about to be freed or to run on another core: its core gives back
+ * the registers of t it still holds lazily (kernel/arch.h), so that they
+ * are all in t and no core refers to t.  sched_evict(t) came first: t runs
+ * nowhere, so no core can take them again meanwhile.
+ */
+static void release_lazy_registers(struct tcb *t)
+{
+    if (arch_core_held_context(t->affinity) == &t->context)
+        core_request(t->affinity, REQ_RELEASE_CONTEXT, t, 0, 0, false);
+}
+
 /* The TCB's last cap goes: nothing may run, wait or point at it afterwards. */
 void tcb_finalise(struct tcb *t)
 {
@@ -69,6 +81,7 @@ void tcb_finalise(struct tcb *t)
     t->state = TS_INACTIVE;
     sched_dequeue(t);
     sched_evict(t);
+    release_lazy_registers(t);
     if (c->entry_thread == t)
         c->entry_thread = NULL;
     if (root_thread == t)
@@ -88,7 +101,7 @@ struct tcb_args {
     word_t count;                   /* registers read or written */
     word_t regs[ARCH_USER_REGS];    /* WriteRegisters: the new values */
     struct tcb *source;             /* CopyRegisters */
-    word_t value;                   /* SetPriority, SetAffinity; SetSpace: the fault endpoint */
+    word_t value;                   /* SetPriority, SetAffinity, SetTLSBase; SetSpace: the fault endpoint */
     struct notification *ntfn;      /* BindNotification */
     char name[TCB_NAME_MAX];        /* SetName */
 };
@@ -377,6 +390,7 @@ static void invoke_set_affinity(const struct tcb_args *a)
         return;
     sched_dequeue(t);
     sched_evict(t);
+    release_lazy_registers(t);
     t->affinity = (unsigned)a->value;
     t->timeslice = TIMESLICE_TICKS;
     if (tcb_runnable(t))
@@ -443,6 +457,28 @@ static enum status decode_set_name(struct invocation *inv, struct tcb_args *a)
     return E_OK;
 }
 
+/*
+ * SetTLSBase: MR0 the base.  A thread running on another core is taken off
+ * it first, as WriteRegisters does, so the base is loaded when it next runs;
+ * the caller's own base is loaded by its return to user mode.
+ */
+static void invoke_set_tls_base(const struct tcb_args *a)
+{
+    sync_registers(a->target);
+    a->target->context.tls_base = a->value;
+}
+
+static enum status decode_set_tls_base(struct invocation *inv, struct tcb_args *a)
+{
+    a->value = inv_mr(inv, 0);
+    if (inv->length < 1)
+        return E_TRUNCATED_MESSAGE;
+    if (!arch_tls_base_valid(a->value))
+        return inv_error(inv, E_INVALID_ARGUMENT, 0, 0);
+    invoke_set_tls_base(a);
+    return E_OK;
+}
+
 enum status decode_tcb_invocation(struct invocation *inv)
 {
     struct tcb_args a = { .target = inv->cap.obj };
@@ -476,6 +512,8 @@ enum status decode_tcb_invocation(struct invocation *inv)
         return decode_unbind(inv, &a);
     case TCB_SET_NAME:
         return decode_set_name(inv, &a);
+    case TCB_SET_TLS_BASE:
+        return decode_set_tls_base(inv, &a);
     default:
         return inv_error(inv, E_ILLEGAL_OPERATION, 0, 0);
     }

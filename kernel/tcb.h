@@ -65,7 +65,8 @@ struct endpoint;
 struct notification;
 
 struct tcb {
-    struct arch_context context;        /* [t] user registers; saved by the port's entry code */
+    struct arch_context context;        /* [t] user registers (saved by the port's entry code),
+                                           TLS base and lazily switched FPU state (kernel/arch.h) */
     struct cte slots[TCB_SLOT_COUNT];   /* [w] (caller slot: [t]) see enum tcb_slot */
     struct object_lock lock;            /* the object lock [t] under LOCK=fine */
 

@@ -18,14 +18,33 @@ void arch_context_restart_syscall(struct arch_context *ctx)
 
 void arch_context_read_all(const struct arch_context *ctx, word_t *regs)
 {
-    memcpy(regs, ctx, sizeof(*ctx));
+    memcpy(regs, ctx, CTX_SIZE);
 }
 
 /* A thread may set any register and the flags, never its mode, state or masks. */
 void arch_context_write_all(struct arch_context *ctx, const word_t *regs)
 {
-    memcpy(ctx, regs, sizeof(*ctx));
+    memcpy(ctx, regs, CTX_SIZE);
     ctx->cpsr = (ctx->cpsr & CPSR_USER_FLAGS) | CPSR_USER;
+}
+
+/* TPIDRURO takes any word: a pointer or whatever else the thread keeps there. */
+bool arch_tls_base_valid(word_t base)
+{
+    (void)base;
+    return true;
+}
+
+/* No register is switched lazily: every exit loads the whole user state. */
+const struct arch_context *arch_core_held_context(unsigned core)
+{
+    (void)core;
+    return NULL;
+}
+
+void arch_core_release_context(struct arch_context *ctx)
+{
+    (void)ctx;
 }
 
 void arch_context_init_user(struct arch_context *ctx)
@@ -54,3 +73,4 @@ bool arch_context_is_idle(const struct arch_context *ctx)
 
 /* arch_return_to_user() is arch_restore_context() (vectors.S). */
 _Static_assert(offsetof(struct tcb, context) == 0, "a TCB's address is its context's");
+_Static_assert(offsetof(struct arch_context, tls_base) == CTX_TLS_BASE, "vectors.S loads TPIDRURO from here");

@@ -2,8 +2,9 @@
  * Exception vectors, kernel entry and exit (arm-imx6).
  *
  * The kernel runs in SVC mode on one kernel stack per core, with IRQs off.
- * While a thread runs, SVC mode's banked sp points just past the thread's
- * struct arch_context (arch_restore_context leaves it there), so an entry
+ * While a thread runs, SVC mode's banked sp points just past the saved
+ * registers of the thread's struct arch_context, its cpsr word
+ * (arch_restore_context leaves it there), so an entry
  * saves the user registers straight into the TCB:
  *   SRSDB sp!, #SVC  stores the return address and the SPSR as ctx->pc and
  *                    ctx->cpsr, through SVC mode's sp from whatever mode the
@@ -141,10 +142,13 @@ fiq_entry:
     b arch_unexpected_exception
 
 /*
- * Leave the kernel to the context at r0: restore r0..r14 of the user
- * bank, then RFE loads pc and cpsr.  SVC mode's sp ends just past the
- * context, ready for the next entry.  CLREX drops this core's exclusive
- * reservation, so a LDREX of one thread never pairs with a STREX of another.
+ * Leave the kernel to the context at r0: load the thread's TLS base into
+ * TPIDRURO, restore r0..r14 of the user bank, then RFE loads pc and cpsr.
+ * SVC mode's sp ends just past the registers, ready for the next entry.
+ * CLREX drops this core's exclusive reservation, so a LDREX of one thread
+ * never pairs with a STREX of another.  TPIDRURO is written on every exit,
+ * two instructions, rather than compared with what the core holds: the
+ * comparison would cost as much.
  * arch_return_to_user(thread) is the same code: a thread's context is the
  * first member of its TCB (static assert in context.c).
  */
@@ -154,6 +158,8 @@ fiq_entry:
 arch_return_to_user:
 arch_restore_context:
     clrex
+    ldr r1, [r0, #CTX_TLS_BASE]
+    mcr p15, 0, r1, c13, c0, 3          @ TPIDRURO: user read-only thread ID
     add sp, r0, #(15 * 4)
     ldmdb sp, {r0-r14}^
     rfeia sp!

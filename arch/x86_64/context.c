@@ -9,7 +9,7 @@
 
 #define VEC_GP 13
 
-_Static_assert(sizeof(struct arch_context) == CTX_WORDS * sizeof(word_t), "entry code layout");
+_Static_assert(offsetof(struct arch_context, regs) == 0, "entry code layout: the context's address is regs[0]'s");
 _Static_assert(CTX_CS == CTX_RIP + 1 && CTX_RFLAGS == CTX_RIP + 2 && CTX_RSP == CTX_RIP + 3 &&
                CTX_SS == CTX_RIP + 4, "RIP..SS form an IRETQ frame");
 
@@ -59,11 +59,6 @@ void x86_save_trap_frame(struct arch_context *ctx, const struct trap_frame *f)
     r[CTX_SYSRET] = 0;
 }
 
-static bool canonical(word_t v)
-{
-    return (word_t)((int64_t)(v << 16) >> 16) == v;
-}
-
 _Noreturn void arch_return_to_user(struct tcb *thread)
 {
     x86_return_to_context(tcb_context(thread));
@@ -80,8 +75,10 @@ _Noreturn void x86_return_to_context(struct arch_context *ctx)
      * fault in ring 0.  Deliver what the jump would have caused, a #GP in
      * the thread, instead.
      */
-    if (!canonical(ctx->regs[CTX_RIP]))
+    if (!x86_canonical(ctx->regs[CTX_RIP]))
         x86_fault_on_fresh_stack(FAULT_USER_EXCEPTION, ctx->regs[CTX_RIP], VEC_GP, 0);
+    if (ctx->tls_base != this_core()->exit_key)
+        x86_load_user_state(ctx);
     if (ctx->regs[CTX_SYSRET])
         x86_exit_sysret(ctx);
     x86_exit_iret(ctx);
@@ -104,10 +101,22 @@ bool arch_context_is_idle(const struct arch_context *ctx)
 
 void arch_context_init_user(struct arch_context *ctx)
 {
+    uint16_t fcw = FCW_DEFAULT;
+    uint32_t mxcsr = MXCSR_DEFAULT;
+
     *ctx = (struct arch_context){ 0 };
     ctx->regs[CTX_CS] = SEL_USER_CS;
     ctx->regs[CTX_RFLAGS] = RFLAGS_FIXED | RFLAGS_IF;
     ctx->regs[CTX_SS] = SEL_USER_SS;
+    /* FNINIT's state (tag word 0: every register empty) and the reset MXCSR. */
+    memcpy(&ctx->fpu[FXSAVE_FCW], &fcw, sizeof(fcw));
+    memcpy(&ctx->fpu[FXSAVE_MXCSR], &mxcsr, sizeof(mxcsr));
+}
+
+/* A TLS base becomes the FS base, which must be canonical (WRMSR faults otherwise). */
+bool arch_tls_base_valid(word_t base)
+{
+    return x86_canonical(base);
 }
 
 /* SYSCALL is two bytes (0f 05); RCX/R11 need not be kept, so SYSRET still works. */

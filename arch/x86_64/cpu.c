@@ -24,17 +24,21 @@ void cpu_detect_features(void)
 void cpu_init_core(void)
 {
     /*
-     * CR0.EM: x87 and SSE instructions fault.  Neither the kernel nor user
-     * code (-mgeneral-regs-only) uses them and no FPU state is switched, so a
-     * thread that tries gets an exception rather than another thread's state.
+     * The x87 and SSE registers are user state, switched lazily (fpu.c):
+     * EM clear and CR4.OSFXSR set enable them and FXSAVE; CR0.TS starts
+     * set, since no thread owns this core's FPU yet, and CR0.MP makes WAIT
+     * trap with it too.  CR0.NE reports an unmasked x87 exception as #MF and
+     * CR4.OSXMMEXCPT an unmasked SSE one as #XM, both to the thread's fault
+     * handler like any exception.  The kernel itself uses none of them
+     * (-mgeneral-regs-only).
      */
     word_t cr0 = read_cr0();
-    cr0 = (cr0 | CR0_EM | CR0_MP | CR0_WP) & ~CR0_TS;
+    cr0 = (cr0 | CR0_MP | CR0_NE | CR0_TS | CR0_WP) & ~CR0_EM;
     write_cr0(cr0);
 
     /* CR4.TSD clear: user code may read the TSC (benchmarks do).  PGE keeps the
      * kernel's global mappings across address-space switches. */
-    word_t cr4 = read_cr4() & ~CR4_TSD;
+    word_t cr4 = (read_cr4() & ~CR4_TSD) | CR4_OSFXSR | CR4_OSXMMEXCPT;
     if (x86_features.pge)
         cr4 |= CR4_PGE;
     if (x86_features.pcid && !(read_cr3() & 0xfff)) {

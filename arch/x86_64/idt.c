@@ -3,6 +3,8 @@
  * of every exception and interrupt: traps.S builds a struct trap_frame and
  * calls x86_trap().
  *
+ *   #NM (device not available) from user mode:
+ *       the lazy FPU switch (fpu.c), which returns to the same instruction;
  *   from user mode, or an interrupt that woke the idle loop:
  *       the registers go into the current thread's struct arch_context and
  *       a generic handler runs; it never returns (it leaves through
@@ -16,6 +18,7 @@
 #include <arch/x86.h>
 
 #define GATE_INTERRUPT  0xe     /* clears IF on entry: the kernel runs with interrupts off */
+#define VEC_NM          7
 #define VEC_PF          14
 #define VEC_NMI         2
 #define VEC_DF          8
@@ -124,6 +127,12 @@ void x86_trap(struct trap_frame *f)
     /* Not the interrupted code's doing, whatever mode it was in. */
     if (f->vector == VEC_NMI || f->vector == VEC_MC)
         arch_panic_dump("NMI or machine check", f);
+
+    /* The FPU is switched lazily (fpu.c): the thread resumes at the same instruction. */
+    if (from_user && f->vector == VEC_NM) {
+        x86_fpu_trap();
+        return;
+    }
 
     if (!from_user && f->vector < VEC_IRQ_BASE) {
         if (core->fixup_rip) {

@@ -266,6 +266,7 @@ static void build_tcb(struct fstate *f, struct call *c)
         TCB_CONFIGURE, TCB_SET_PRIORITY, TCB_SET_PRIORITY, TCB_SET_AFFINITY, TCB_SET_AFFINITY,
         TCB_SET_IPC_BUFFER, TCB_SET_SPACE, TCB_SUSPEND, TCB_RESUME, TCB_RESUME, TCB_RESUME,
         TCB_BIND_NOTIFICATION, TCB_BIND_NOTIFICATION, TCB_UNBIND_NOTIFICATION, TCB_SET_NAME,
+        TCB_SET_TLS_BASE,
     };
     c->label = labels[below(f, ARRAY_SIZE(labels))];
     switch (c->label) {
@@ -318,6 +319,9 @@ static void build_tcb(struct fstate *f, struct call *c)
             arg(c, rnd(f));
         break;
     }
+    case TCB_SET_TLS_BASE:
+        arg(c, chance(f, 70) ? rnd_vaddr(f, 8) : rnd_word(f));
+        break;
     default:
         break;
     }
@@ -564,7 +568,7 @@ void fuzz_track(struct fstate *f, const struct call *c, word_t st, const struct 
     if (c->cap < FUZZ_SLOTS && k[c->cap] == K_UNKNOWN) {
         if (c->label == UNTYPED_RETYPE)
             k[c->cap] = K_UNTYPED;
-        else if (c->label >= TCB_READ_REGISTERS && c->label <= TCB_SET_NAME)
+        else if (c->label >= TCB_READ_REGISTERS && c->label <= TCB_SET_TLS_BASE)
             k[c->cap] = K_TCB;
         else if (c->label >= CNODE_REVOKE && c->label <= CNODE_SAVE_CALLER)
             k[c->cap] = K_CNODE;

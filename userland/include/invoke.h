@@ -58,6 +58,7 @@ word_t tcb_resume(cptr_t tcb);
 word_t tcb_bind_notification(cptr_t tcb, cptr_t ntfn);
 word_t tcb_unbind_notification(cptr_t tcb);
 word_t tcb_set_name(cptr_t tcb, const char *name);
+word_t tcb_set_tls_base(cptr_t tcb, word_t base);
 
 /* IRQ */
 word_t irq_control_get(cptr_t irq_control, word_t irq, cptr_t root, word_t index, word_t depth);

@@ -1,6 +1,6 @@
 /*
- * Per-thread data.  There is no thread pointer register the kernel saves
- * for us, so every thread stack is STACK_SIZE bytes aligned to STACK_SIZE
+ * Per-thread data.  The kernel's TLS base (TCB SetTLSBase) is left to a
+ * libc, so every thread stack is STACK_SIZE bytes aligned to STACK_SIZE
  * and this block sits at its lowest address: masking the stack pointer
  * finds it.  The root task's stack is root_stack (crt0.S); others come from
  * thread.c.

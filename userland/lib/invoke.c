@@ -215,6 +215,11 @@ word_t tcb_set_name(cptr_t tcb, const char *name)
                   NULL);
 }
 
+word_t tcb_set_tls_base(cptr_t tcb, word_t base)
+{
+    return invoke(tcb, TCB_SET_TLS_BASE, 1, &base, 0, NULL, NULL);
+}
+
 /* ---- IRQ: Get has MR0 irq, MR1 index, MR2 depth, caps[0] the destination root. */
 word_t irq_control_get(cptr_t irq_control, word_t irq, cptr_t root, word_t index, word_t depth)
 {

@@ -30,6 +30,7 @@ enum invocation_label {
     TCB_BIND_NOTIFICATION,
     TCB_UNBIND_NOTIFICATION,
     TCB_SET_NAME,
+    TCB_SET_TLS_BASE,
 
     /* CNode */
     CNODE_REVOKE,

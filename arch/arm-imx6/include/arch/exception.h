@@ -11,6 +11,9 @@
 #define EXC_DATA_ABORT      4
 #define EXC_UNEXPECTED      7
 
+/* Offset of struct arch_context's tls_base (machine.h), for the exit in vectors.S. */
+#define CTX_TLS_BASE        68
+
 #ifndef __ASSEMBLY__
 #include <abi/types.h>
 

@@ -22,7 +22,10 @@
  * use (docs/arm-imx6.md): r0..r12, sp, lr, pc, cpsr.  The entry code in
  * vectors.S stores straight into it: SRS writes pc and cpsr at the end,
  * then STM^ writes r0..r14 of the user bank below them, so the field order
- * and the absence of padding are part of the entry code.
+ * and the absence of padding are part of the entry code.  After them, the
+ * thread's TLS base, which the exit loads into TPIDRURO (CTX_TLS_BASE,
+ * <arch/exception.h>).  There is no VFP state: user code is soft-float,
+ * and with CPACR left at its reset value a VFP instruction is undefined.
  */
 struct arch_context {
     word_t r[13];
@@ -30,11 +33,12 @@ struct arch_context {
     word_t lr;
     word_t pc;
     word_t cpsr;
+    word_t tls_base;
 };
 
 #define ARCH_USER_REGS 17
 #define CTX_SIZE       (ARCH_USER_REGS * 4)
-_Static_assert(sizeof(struct arch_context) == CTX_SIZE, "vectors.S stores the context as 17 words");
+_Static_assert(offsetof(struct arch_context, tls_base) == CTX_SIZE, "vectors.S stores the registers as 17 words");
 
 /* MPIDR.Aff0 is the core's number within the A9 cluster (0..3); core 0 boots. */
 static inline unsigned arch_core_id(void)

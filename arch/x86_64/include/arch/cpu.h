@@ -4,6 +4,7 @@
 #ifndef ARCH_CPU_H
 #define ARCH_CPU_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <abi/types.h>
 
@@ -24,12 +25,15 @@
 #define CR0_MP      (1ul << 1)
 #define CR0_EM      (1ul << 2)
 #define CR0_TS      (1ul << 3)
+#define CR0_NE      (1ul << 5)
 #define CR0_WP      (1ul << 16)
 #define CR0_PG      (1ul << 31)
 
 #define CR4_TSD     (1ul << 2)
 #define CR4_PAE     (1ul << 5)
 #define CR4_PGE     (1ul << 7)
+#define CR4_OSFXSR  (1ul << 9)
+#define CR4_OSXMMEXCPT (1ul << 10)
 #define CR4_PCIDE   (1ul << 17)
 
 #define RFLAGS_CF   (1ul << 0)
@@ -104,6 +108,12 @@ DEFINE_CR(2)
 DEFINE_CR(3)
 DEFINE_CR(4)
 #undef DEFINE_CR
+
+/* Whether v is a canonical address (bits 63..47 all equal): what RIP, FS base and GS base must be. */
+static inline bool x86_canonical(word_t v)
+{
+    return (word_t)((int64_t)(v << 16) >> 16) == v;
+}
 
 static inline void x86_pause(void)
 {

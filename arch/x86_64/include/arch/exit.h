@@ -20,6 +20,9 @@
 _Noreturn void x86_exit_sysret(struct arch_context *ctx);
 _Noreturn void x86_return_to_context(struct arch_context *ctx);
 
+/* fpu.c: make FS base and CR0.TS what ctx needs, and the exit key say so. */
+void x86_load_user_state(struct arch_context *ctx);
+
 /* memory.c: the boot tables, which map only the kernel: the kernel-only space. */
 extern uint64_t x86_boot_pml4[512];
 
@@ -47,9 +50,21 @@ static inline __attribute__((always_inline)) void arch_vspace_load(word_t vspace
     write_cr3(vspace_root_paddr | (asid & mask));
 }
 
-/* arch_return_to_user() for a thread that is not the idle thread (the IPC fastpath's partner). */
+/*
+ * arch_return_to_user() for a thread that is not the idle thread (the IPC
+ * fastpath's partner).  One comparison decides whether the thread needs
+ * anything of the core's user state changed (its TLS base loaded, CR0.TS
+ * set or cleared): fpu.c says how the exit key makes that so.  When it
+ * does, the general exit does it.
+ */
 static inline __attribute__((always_inline)) _Noreturn void arch_return_to_user_thread(struct arch_context *ctx)
 {
+    word_t exit_key;
+
+    /* Volatile: the key changes under the kernel (fpu.c); read it here, after the lock release. */
+    __asm__ volatile("movq %%gs:%c1, %0" : "=r"(exit_key) : "i"(PERCORE_EXIT_KEY));
+    if (__builtin_expect(ctx->tls_base != exit_key, 0))
+        x86_return_to_context(ctx);
     if (__builtin_expect(ctx->regs[CTX_SYSRET] != 0, 1)) {
         __asm__ volatile("movq %0, %%gs:%c1" : : "r"(ctx), "i"(PERCORE_CONTEXT) : "memory");
         x86_exit_sysret(ctx);

@@ -75,14 +75,25 @@
 #include <stdint.h>
 #include <abi/types.h>
 
+/* FXSAVE's image of the x87, MMX and SSE registers: 512 bytes, 16-byte aligned. */
+#define FXSAVE_BYTES        512
+#define FXSAVE_FCW          0       /* x87 control word (uint16_t) */
+#define FXSAVE_MXCSR        24      /* SSE control and status (uint32_t) */
+#define FCW_DEFAULT         0x037f  /* what FNINIT loads: every x87 exception masked, 64-bit precision */
+#define MXCSR_DEFAULT       0x1f80  /* the reset value: every SSE exception masked, round to nearest */
+
 /*
- * A thread's saved user registers.  There is no FPU/SSE state: user code is
- * built with -mgeneral-regs-only and the kernel leaves CR4.OSFXSR clear and
- * sets CR0.EM, so x87/SSE instructions raise a user exception instead of
- * silently sharing registers between threads.
+ * A thread's saved user state: the general registers the entry code saves
+ * (regs[], by CTX_* index), the TLS base the exit loads into FS base, and
+ * the x87/SSE registers, which the kernel switches lazily (arch/x86_64/fpu.c):
+ * they are saved here only when another thread on the core needs the FPU,
+ * or when the thread leaves the core for good.  `fpu` starts as the state
+ * FNINIT and the reset MXCSR give (arch_context_init_user()).
  */
 struct arch_context {
     word_t regs[CTX_WORDS];
+    word_t tls_base;
+    uint8_t fpu[FXSAVE_BYTES] __attribute__((aligned(16)));
 };
 
 static inline unsigned arch_core_id(void)

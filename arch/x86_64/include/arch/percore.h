@@ -6,12 +6,14 @@
  * Each entry is written only by its own core once that core runs (the boot
  * core fills in self, core_id and kernel_stack_top before starting it).
  * Other cores read only `online` and `ipi_received` (smp.c, with
- * release/acquire pairs) and `lapic_id` (after `online`).  No kernel lock
+ * release/acquire pairs), `lapic_id` (after `online`) and `fpu_owner`
+ * (arch_core_held_context(), fpu.c, which says why a relaxed load is enough).  No kernel lock
  * protects any of it, under any lock variant.
  */
 #ifndef ARCH_PERCORE_H
 #define ARCH_PERCORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <arch/machine.h>
@@ -51,6 +53,11 @@ struct x86_core {
     struct core *kernel_core;           /* PERCORE_KERNEL_CORE: &cores[core_id] (<arch/this_core.h>) */
     void *lock_data;                    /* PERCORE_LOCK_DATA: arch_lock_data() (machine.h) */
     word_t cr3_asid_mask;               /* PERCORE_CR3_ASID_MASK: 0xfff with CR4.PCIDE, else 0 */
+    /* The user state the exit loads (arch/x86_64/fpu.c, "the exit key"). */
+    word_t exit_key;                    /* PERCORE_EXIT_KEY: fs_base, or EXIT_KEY_FPU_OWNED */
+    word_t fs_base;                     /* the FS base this core last wrote */
+    struct arch_context *fpu_owner;     /* whose registers the FPU holds; NULL: nobody's */
+    bool ts_clear;                      /* CR0.TS is clear: the running thread is fpu_owner */
     volatile uint32_t ipi_received;     /* boot IPI round: IPIs this core took */
     uint32_t online;
     struct tss tss;
@@ -61,6 +68,7 @@ struct x86_core {
 #define PERCORE_FIXUP_VECTOR    48
 #define PERCORE_KERNEL_CORE     56
 #define PERCORE_CR3_ASID_MASK   72
+#define PERCORE_EXIT_KEY        80
 
 _Static_assert(offsetof(struct x86_core, self) == PERCORE_SELF, "entry code offset");
 _Static_assert(offsetof(struct x86_core, current) == PERCORE_CONTEXT, "entry code offset");
@@ -72,6 +80,7 @@ _Static_assert(offsetof(struct x86_core, fixup_vector) == PERCORE_FIXUP_VECTOR, 
 _Static_assert(offsetof(struct x86_core, kernel_core) == PERCORE_KERNEL_CORE, "<arch/this_core.h> offset");
 _Static_assert(offsetof(struct x86_core, lock_data) == PERCORE_LOCK_DATA, "arch_lock_data() offset");
 _Static_assert(offsetof(struct x86_core, cr3_asid_mask) == PERCORE_CR3_ASID_MASK, "arch_vspace_load() offset");
+_Static_assert(offsetof(struct x86_core, exit_key) == PERCORE_EXIT_KEY, "the exit's offset");
 _Static_assert(sizeof(struct x86_core) % CACHE_LINE_SIZE == 0,
                "per-core data fills whole cache lines, so cores never share one");
 

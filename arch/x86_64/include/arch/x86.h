@@ -68,6 +68,9 @@ _Noreturn void x86_exit_iret(struct arch_context *ctx);
 _Noreturn void x86_fault_on_fresh_stack(unsigned type, word_t addr, word_t code, word_t status);
 void x86_save_trap_frame(struct arch_context *ctx, const struct trap_frame *f);
 
+/* fpu.c: #NM from user mode. */
+void x86_fpu_trap(void);
+
 /* multiboot.c */
 void multiboot_parse(uint32_t magic, uint32_t mbi_paddr, struct arch_boot_info *info);
 
