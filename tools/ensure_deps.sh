@@ -14,6 +14,8 @@ command -v grub-mkrescue      >/dev/null || need+=(grub-common)
 command -v xorriso            >/dev/null || need+=(xorriso)
 command -v mformat            >/dev/null || need+=(mtools)
 command -v mkimage            >/dev/null || need+=(u-boot-tools)
+# qemu-arm runs arm-imx6 POSIX processes under Linux's system calls (tests/test_posix_build.py).
+command -v qemu-arm           >/dev/null || need+=(qemu-user)
 command -v make               >/dev/null || need+=(make)
 command -v gcc                >/dev/null || need+=(gcc)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)

@@ -129,19 +129,22 @@ $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 
 -include $(POSIX_LIB_OBJ:.o=.d)
 
-# ---- the hook's test on a Linux x86_64 host (tests/test_posix_build.py): a personality that
-# passes every call on to Linux and counts it, a program that uses threads, signals and the
-# clock, and the same Redis objects relinked with that personality.
-POSIX_HOSTTEST := build/posix/x86_64/hosttest
+# ---- the hook's test under Linux (tests/test_posix_build.py): on the x86_64 host, and for
+# arm-imx6 under qemu-arm.  A personality that passes every call on to Linux and counts it, a
+# program that uses threads, signals and the clock, and the same Redis objects relinked with
+# that personality.
+POSIX_HOSTTEST  := $(POSIX_DIR)/hosttest
 POSIX_HOSTCALLS := $(POSIX_HOSTTEST)/libhostcalls.a
 .PHONY: posix-hosttest
 posix-hosttest: $(POSIX_HOSTTEST)/hook-program $(POSIX_HOSTTEST)/redis-server
 
-$(POSIX_HOSTCALLS): build/posix/x86_64/obj/tests/host/posix_hostcalls.c.o \
-                    build/posix/x86_64/obj/arch/x86_64/user/posix_trap.S.o
+$(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o: POSIX_CFLAGS += -Itests/host/posix_linux/$(ARCH)
+
+$(POSIX_HOSTCALLS): $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o \
+                    $(POSIX_DIR)/obj/arch/$(ARCH)/user/posix_trap.S.o
 	@mkdir -p $(@D)
 	rm -f $@
-	ar rcs $@ $^
+	$(POSIX_AR) rcs $@ $^
 
 $(POSIX_HOSTTEST)/hook-program: tests/host/posix_hook_program.c $(POSIX_HOSTCALLS)
 	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(POSIX_CC) -std=c11 -O2 -g $(WARN) -o $@ $<
@@ -152,3 +155,4 @@ $(POSIX_HOSTTEST)/redis-server: $(POSIX_HOSTCALLS) $(POSIX_REDIS)
 	    >$(POSIX_HOSTTEST)/redis-link.log 2>&1 || { cat $(POSIX_HOSTTEST)/redis-link.log; exit 1; }
 	mv $(POSIX_DIR)/redis/src/redis-server $@
 $(POSIX_HOSTTEST)/redis-server: MAKEOVERRIDES :=
+-include $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.d
