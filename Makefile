@@ -7,6 +7,7 @@
 #   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
 # Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT, NET, NET_PORTS.
 # For `make fuzz`: CONFIGS, SEEDS, CALLS, SECONDS, CHECK.
+# `make posix` builds musl, the POSIX personality and the real Redis (docs/posix-build.md).
 
 ARCH      ?= x86_64
 LOCK      ?= bkl
@@ -104,6 +105,8 @@ USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) 
             userland/tests/without_lwip/test_lwip_skipped.c
 endif
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
+
+include userland/posix/build.mk
 
 ROOT_ELF   := $(BUILD)/root.elf
 

@@ -14,6 +14,8 @@ command -v grub-mkrescue      >/dev/null || need+=(grub-common)
 command -v xorriso            >/dev/null || need+=(xorriso)
 command -v mformat            >/dev/null || need+=(mtools)
 command -v mkimage            >/dev/null || need+=(u-boot-tools)
+# qemu-arm runs arm-imx6 POSIX processes under Linux's system calls (tests/test_posix_build.py).
+command -v qemu-arm           >/dev/null || need+=(qemu-user)
 command -v make               >/dev/null || need+=(make)
 command -v gcc                >/dev/null || need+=(gcc)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
@@ -57,27 +59,35 @@ if [ ! -f "$uboot" ]; then
     fi
 fi
 
-# lwIP, the guest's TCP/IP stack (docs/network.md): Debian's source package, which
-# `apt-get source` unpacks.  The system's lists have no deb-src entry, so this call uses a
+# Debian source packages that `apt-get source` unpacks into .deps/<name>: lwIP, the guest's
+# TCP/IP stack (docs/network.md), and musl and Redis, which build the POSIX processes
+# (docs/posix-build.md).  The system's lists have no deb-src entry, so each fetch uses a
 # private sources list and lists directory and leaves the system's configuration alone.
-if [ ! -f .deps/lwip/src/core/tcp.c ]; then
-    echo "fetching lwIP (Debian source package lwip, bookworm)"
-    apt_dir="$PWD/.deps/lwip-apt"
-    rm -rf "$apt_dir" .deps/lwip && mkdir -p "$apt_dir/lists/partial" "$apt_dir/src"
+# fetch_source PACKAGE VERSION_GLOB CHECK_FILE WHAT_SKIPS: unpacks PACKAGE's source (the
+# directory PACKAGE-VERSION_GLOB) into .deps/PACKAGE unless CHECK_FILE is already there.
+fetch_source() {
+    local package=$1 version=$2 check=$3 skips=$4
+    [ -f ".deps/$package/$check" ] && return 0
+    echo "fetching $package (Debian source package $package, bookworm)"
+    local apt_dir="$PWD/.deps/$package-apt" src
+    rm -rf "$apt_dir" ".deps/$package" && mkdir -p "$apt_dir/lists/partial" "$apt_dir/src"
     echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main" \
         >"$apt_dir/sources.list"
-    apt_private=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
-                 -o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root)
+    local apt_private=(-o Dir::Etc::sourcelist="$apt_dir/sources.list" -o Dir::Etc::sourceparts=-
+                       -o Dir::State::Lists="$apt_dir/lists" -o APT::Sandbox::User=root)
     command -v dpkg-source >/dev/null || { [ "$(id -u)" -eq 0 ] && apt-get install -y -qq --no-install-recommends dpkg-dev >/dev/null; } || true
     if apt-get -qq "${apt_private[@]}" update 2>/dev/null &&
-       (cd "$apt_dir/src" && apt-get -qq "${apt_private[@]}" source lwip >/dev/null 2>&1) &&
-       src=$(ls -d "$apt_dir"/src/lwip-2.1.3*/ 2>/dev/null | head -n 1) && [ -f "$src/src/core/tcp.c" ]; then
-        mv "$src" .deps/lwip
+       (cd "$apt_dir/src" && apt-get -qq "${apt_private[@]}" source "$package" >/dev/null 2>&1) &&
+       src=$(ls -d "$apt_dir/src/$package"-$version/ 2>/dev/null | head -n 1) && [ -f "$src/$check" ]; then
+        mv "$src" ".deps/$package"
     else
-        echo "note: could not fetch lwIP's source (apt-get source lwip); the network tests skip" >&2
+        echo "note: could not fetch $package's source (apt-get source $package); $skips skip" >&2
     fi
     rm -rf "$apt_dir"
-fi
+}
+fetch_source lwip  '2.1.3*'  src/core/tcp.c   "the network tests"
+fetch_source musl  '1.2.3*'  src/internal/syscall.h "the POSIX build tests (tests/test_posix_build.py)"
+fetch_source redis '7.0.15*' src/server.c     "the POSIX build tests (tests/test_posix_build.py)"
 
 if [ ! -x .venv/bin/python ] || ! cmp -s requirements.txt .venv/requirements.installed; then
     echo "setting up the Python environment in .venv"
