@@ -5,8 +5,9 @@
  * `@@ {"posix_start_check": {...}}`, for the host to check field by field:
  * the start stack (argc, argv, envp, the auxiliary vector, the alignment
  * of sp), the start page, the heap (zero and writable at both ends), .bss
- * zero and .data initialised, the core it runs on and, on a port with a
- * clock page, that the clock advances.  It then ends with Linux's
+ * zero and .data initialised, the core it runs on, on a port with a
+ * clock page that the clock advances, and the network channel's port when
+ * it has a channel.  It then ends with Linux's
  * exit_group (status 0, or N with the word `exit=N` in argv).  With the
  * word `fault` in argv it instead writes to its read-only data, which must
  * fault (the root task's fault server reports it).
@@ -365,6 +366,12 @@ void posix_check_main(word_t *sp)
     check_clock(ps);
     put(", \"ipc_buffer\": ");
     put_bool(ipc != NULL);
+    /* The channel's second word is its port (struct net_channel begins with index, port). */
+    put(", \"channel_port\": ");
+    if (ps->channel)
+        put_num(((const volatile word_t *)ps->channel)[1]);
+    else
+        put("null");
     put("}}\n");
     flush(ipc);
 
