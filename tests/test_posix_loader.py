@@ -146,6 +146,20 @@ def test_write_to_read_only_data_faults(arch, cpus):
     assert run.status == STATUS_SIGSEGV and run.done_status == STATUS_SIGSEGV
 
 
+@pytest.mark.parametrize("arch,cpus", [on_port("x86_64", 1), on_port("arm-imx6", 4)])
+def test_executing_data_faults(arch, cpus):
+    """Segments without PF_X are mapped execute-never (x86_64: where the CPU has NX)."""
+    run = posix_run(arch, cpus, "argv=posix_check,exec")
+    if arch == "x86_64" and "NX yes" not in run.log:
+        pytest.skip("this x86_64 CPU has no NX: execute-never cannot hold")
+    target = only_record(run, "posix_start_check")["self"]["data_block"]
+    fault = only_record(run, "posix_fault")
+    assert fault["type"] == "vm" and fault["fetch"] is True
+    assert fault["ip"] == target and fault["address"] == target
+    assert not run.of_type("posix_check_fault_missed")
+    assert run.status == STATUS_SIGSEGV and "kernel invariants hold" in run.log
+
+
 def refused(run) -> str:
     lines = [l for l in run.log.splitlines() if "the embedded program is refused" in l]
     assert run.status == 2 and run.done_status == 2, run.log[-2000:]

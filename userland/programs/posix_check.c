@@ -9,7 +9,8 @@
  * clock page that the clock advances, and the network channel's port when
  * it has a channel.  It then ends with Linux's
  * exit_group (status 0, or N with the word `exit=N` in argv).  With the
- * word `fault` in argv it instead writes to its read-only data, which must
+ * word `fault` in argv it instead writes to its read-only data, and with
+ * `exec` it calls into its .data, which is execute-never: either must
  * fault (the root task's fault server reports it).
  *
  * It has no C library and no personality: it uses the kernel's ABI
@@ -297,7 +298,7 @@ static void put_own_headers(void)
     __builtin_memcpy(&phnum, eh + 24 + 3 * sizeof(word_t) + 8, sizeof(phnum));
     const struct field fields[] = {
         { "entry", (word_t)_start }, { "phdr", (word_t)eh + phoff }, { "phnum", phnum },
-        { "rodata_word", (word_t)&rodata_word },
+        { "rodata_word", (word_t)&rodata_word }, { "data_block", (word_t)data_block },
     };
     put("\"self\": {");
     put_fields(fields, sizeof(fields) / sizeof(fields[0]));
@@ -317,11 +318,13 @@ void posix_check_main(word_t *sp)
         envc++;
     word_t *auxv = (word_t *)(envp + envc + 1);
 
-    bool fault = false;
+    bool fault = false, exec = false;
     word_t status = 0;
     for (word_t i = 1; i < argc; i++) {
         if (streq(argv[i], "fault"))
             fault = true;
+        else if (streq(argv[i], "exec"))
+            exec = true;
         else if (starts_with(argv[i], "exit="))
             status = parse_num(argv[i] + 5);
     }
@@ -379,6 +382,14 @@ void posix_check_main(word_t *sp)
         put("posix_check: writing to read-only data, which must fault\n");
         flush(ipc);
         *(volatile word_t *)&rodata_word = 1;
+        put("@@ {\"posix_check_fault_missed\": true}\n");
+        flush(ipc);
+        status = 1;
+    }
+    if (exec) {
+        put("posix_check: calling into .data, which is execute-never\n");
+        flush(ipc);
+        ((void (*)(void))(word_t)data_block)();
         put("@@ {\"posix_check_fault_missed\": true}\n");
         flush(ipc);
         status = 1;
