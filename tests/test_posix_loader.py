@@ -126,6 +126,8 @@ def test_start_check(arch, cpus):
     assert all(caps) and len(set(caps)) == len(caps), caps
     assert all(t["wait_poll"] == E_WOULD_BLOCK for t in threads), "each wait is a notification"
 
+    assert check["bootinfo"] == {"ncores": cpus, "arch": arch}
+
     # Memory: heap, .bss, .data, the IPC buffer, the clock.
     assert check["heap"] == {"zero": True, "writable": True}
     assert check["bss_zero"] and check["data_initialised"] and check["ipc_buffer"]
@@ -213,3 +215,10 @@ def test_net_forwards_every_posix_instance_port():
     """impl=posix is layout=percore: qemu_run --net forwards one port per core but the driver's."""
     assert qemu_run.served_ports("app=redis impl=posix", 4) == 3
     assert qemu_run.served_ports("app=redis impl=posix", 1) == 1
+
+
+def test_core_not_online_is_refused():
+    run = posix_run("x86_64", 4, "argv=posix_check core=9")
+    assert "posix: core 9 is not online (4 cores)" in run.log
+    assert not run.of_type("posix_start_check")
+    assert run.status == 2 and run.done_status == 2

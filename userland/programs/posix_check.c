@@ -4,7 +4,7 @@
  * what the loader promises a process and reports it in one record,
  * `@@ {"posix_start_check": {...}}`, for the host to check field by field:
  * the start stack (argc, argv, envp, the auxiliary vector, the alignment
- * of sp), the start page, the heap (zero and writable at both ends), .bss
+ * of sp), the start page, the boot info page, the heap (zero and writable at both ends), .bss
  * zero and .data initialised, the core it runs on, on a port with a
  * clock page that the clock advances, and the network channel's port when
  * it has a channel.  It then ends with Linux's
@@ -19,6 +19,7 @@
  * start stack does not have.  Console output goes through SYS_DEBUG_PUTS
  * with the message continued in the IPC buffer the start page names.
  */
+#include <abi/bootinfo.h>
 #include <abi/errors.h>
 #include <abi/ipc_buffer.h>
 #include <abi/syscalls.h>
@@ -369,6 +370,12 @@ void posix_check_main(word_t *sp)
     check_clock(ps);
     put(", \"ipc_buffer\": ");
     put_bool(ipc != NULL);
+    const struct bootinfo *bi = (const struct bootinfo *)BOOTINFO_VADDR;
+    put(", \"bootinfo\": {");
+    put_field("ncores", bi->ncores);
+    put(", \"arch\": ");
+    put_str(bi->arch);
+    put("}");
     /* The channel's second word is its port (struct net_channel begins with index, port). */
     put(", \"channel_port\": ");
     if (ps->channel)

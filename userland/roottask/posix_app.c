@@ -56,6 +56,11 @@ int app_posix(void)
         return 2;
     }
 
+    word_t heap_mb = arg_word("heap_mb", DEFAULT_HEAP_MB);
+    if (heap_mb >= (word_t)1 << (WORD_BITS - 20)) {
+        printf("posix: heap_mb=%lu is more than an address space\n", (unsigned long)heap_mb);
+        return 2;
+    }
     cptr_t ended = obj_new(OBJ_NOTIFICATION, 0);
     if (!ended) {
         printf("posix: no memory for a notification\n");
@@ -65,7 +70,7 @@ int app_posix(void)
         .core = arg_word("core", 0),
         .argv = argv,
         .envp = envp,
-        .heap_size = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20,
+        .heap_size = heap_mb << 20,
         .ended_signal = ended,
     };
     if (posix_process_create(&o, &proc) != E_OK)

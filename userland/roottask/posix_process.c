@@ -540,15 +540,25 @@ word_t posix_process_create(const struct posix_process_opts *o, struct posix_pro
     struct loader l = { .image = posix_program_start,
                         .size = program_size(), .proc = p };
     memset(p, 0, sizeof(*p));
-    word_t pages = 0;
-    word_t st = check_elf(&l, o, &pages);
-    if (st != E_OK)
-        return st;
+    if (o->heap_size > ARCH_POSIX_USER_TOP - POSIX_HEAP_VADDR) {
+        printf("posix: a heap of %lu bytes does not fit user space above 0x%lx\n",
+               (unsigned long)o->heap_size, (unsigned long)POSIX_HEAP_VADDR);
+        return E_INVALID_ARGUMENT;
+    }
+    if (o->channel && overlaps((word_t)o->channel, (word_t)o->channel + ARCH_LARGE_PAGE_SIZE,
+                               POSIX_HEAP_VADDR, POSIX_HEAP_VADDR + PAGE_UP(o->heap_size))) {
+        printf("posix: the channel at 0x%lx lies in the heap\n", (unsigned long)o->channel);
+        return E_INVALID_ARGUMENT;
+    }
     if (o->core >= bootinfo->ncores) {
         printf("posix: core %lu is not online (%lu cores)\n", (unsigned long)o->core,
                (unsigned long)bootinfo->ncores);
         return E_INVALID_ARGUMENT;
     }
+    word_t pages = 0;
+    word_t st = check_elf(&l, o, &pages);
+    if (st != E_OK)
+        return st;
     p->index = posix_fault_free_index();
     if (p->index == POSIX_MAX_PROCESSES) {
         printf("posix: already %u processes\n", POSIX_MAX_PROCESSES);
