@@ -130,13 +130,18 @@ $(GIT_REV_USERS): DEFS += -DGIT_REV='"$(GIT_REV)"'
 $(BUILD)/kernel/root_image.S.o: $(ROOT_ELF)
 $(BUILD)/kernel/root_image.S.o: DEFS += -DROOT_ELF='"$(ROOT_ELF)"'
 
-# The POSIX program (docs/posix-loader.md): POSIX_PROGRAM's bytes, or none, copied to
-# POSIX_IMAGE whenever they differ from what it holds, so that the root task is rebuilt
-# exactly when the program changes.  POSIX_PROGRAM may be a file another rule builds.
-POSIX_IMAGE := $(BUILD)/posix_program.elf
+# The POSIX program (docs/posix-loader.md): POSIX_PROGRAM without its debug sections (the
+# port's objcopy; a file it cannot read goes in as it is, for the loader to judge), or nothing,
+# written to POSIX_IMAGE whenever that differs from what it holds, so that the root task is
+# rebuilt exactly when the program changes.  Every 4 KiB of the image takes a slot of the root
+# CNode, and debug sections are never loaded.  POSIX_PROGRAM may be a file another rule builds.
+POSIX_IMAGE   := $(BUILD)/posix_program.elf
+POSIX_OBJCOPY := $(patsubst %gcc,%objcopy,$(KCC))
 $(POSIX_IMAGE): $(POSIX_PROGRAM) FORCE
 	@mkdir -p $(dir $@)
-	@src=$(if $(POSIX_PROGRAM),$(POSIX_PROGRAM),/dev/null); cmp -s $$src $@ || cp $$src $@
+	@src=$(if $(POSIX_PROGRAM),$(POSIX_PROGRAM),/dev/null); \
+	 $(POSIX_OBJCOPY) --strip-debug $$src $@.new 2>/dev/null || cp $$src $@.new; \
+	 if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
 $(BUILD)/user/userland/roottask/program_image.S.o: $(POSIX_IMAGE)
 $(BUILD)/user/userland/roottask/program_image.S.o: DEFS += -DPOSIX_PROGRAM_IMAGE='"$(POSIX_IMAGE)"'
 .PHONY: FORCE
