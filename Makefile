@@ -5,6 +5,8 @@
 #   DEBUG   0 | 1                     assertions, invariant checker (default 1)
 #   LOCKSTATS 0 | 1                   lock statistics            (default 0)
 #   UNSAFE  0 | 1                     allow LOCK=none on several cores (default 0)
+#   POSIX_PROGRAM path                a static Linux ELF the root task runs as a POSIX process
+#                                     (docs/posix-loader.md; default: none)
 # Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT, NET, NET_PORTS.
 # For `make fuzz`: CONFIGS, SEEDS, CALLS, SECONDS, CHECK.
 # `make posix` builds musl, the POSIX personality and the real Redis (docs/posix-build.md).
@@ -61,7 +63,12 @@ endif
 
 # Variants that differ only in build options get their own folder too, so
 # that every build sits beside the others and none overwrites another.
-VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))
+# An embedded POSIX program names the folder too (its file name and a checksum of its full
+# path): builds of one variant with different programs, or none, each keep their own root
+# task and kernel.
+POSIX_PROGRAM ?=
+POSIX_TAG := $(if $(POSIX_PROGRAM),-posix-$(notdir $(POSIX_PROGRAM))-$(shell printf '%s' '$(abspath $(POSIX_PROGRAM))' | cksum | cut -d' ' -f1))
+VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))$(POSIX_TAG)
 BUILD   := build/$(VARIANT)
 # Defined before arch/*/build.mk, whose boot-image rules name it as a prerequisite.
 KERNEL_ELF := $(BUILD)/kernel.elf
@@ -104,13 +111,14 @@ else
 USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) \
             userland/tests/without_lwip/test_lwip_skipped.c
 endif
+USER_SRC += userland/roottask/program_image.S
 USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
 
 include userland/posix/build.mk
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir
+.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir programs
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -124,6 +132,23 @@ $(GIT_REV_USERS): DEFS += -DGIT_REV='"$(GIT_REV)"'
 
 $(BUILD)/kernel/root_image.S.o: $(ROOT_ELF)
 $(BUILD)/kernel/root_image.S.o: DEFS += -DROOT_ELF='"$(ROOT_ELF)"'
+
+# The POSIX program (docs/posix-loader.md): POSIX_PROGRAM without its debug sections (the
+# port's objcopy; a file it cannot read goes in as it is, for the loader to judge), or nothing,
+# written to POSIX_IMAGE whenever that differs from what it holds, so that the root task is
+# rebuilt exactly when the program changes.  Every 4 KiB of the image takes a slot of the root
+# CNode, and debug sections are never loaded.  POSIX_PROGRAM may be a file another rule builds.
+POSIX_IMAGE   := $(BUILD)/posix_program.elf
+POSIX_OBJCOPY := $(patsubst %gcc,%objcopy,$(KCC))
+$(POSIX_IMAGE): $(POSIX_PROGRAM) FORCE
+	@mkdir -p $(dir $@)
+	@src=$(if $(POSIX_PROGRAM),$(POSIX_PROGRAM),/dev/null); \
+	 $(POSIX_OBJCOPY) --strip-debug $$src $@.new 2>/dev/null || cp $$src $@.new; \
+	 if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
+$(BUILD)/user/userland/roottask/program_image.S.o: $(POSIX_IMAGE)
+$(BUILD)/user/userland/roottask/program_image.S.o: DEFS += -DPOSIX_PROGRAM_IMAGE='"$(POSIX_IMAGE)"'
+.PHONY: FORCE
+FORCE:
 
 $(BUILD)/%.c.o: %.c
 	@mkdir -p $(dir $@)
@@ -162,7 +187,26 @@ $(BUILD)/user/%.S.o: %.S
 $(ROOT_ELF): $(USER_OBJ) arch/$(ARCH)/user/user.ld
 	$(KCC) $(ARCH_ULDFLAGS) -nostdlib -static -T arch/$(ARCH)/user/user.ld -o $@ $(USER_OBJ) $(ARCH_LIBGCC)
 
--include $(KERNEL_OBJ:.o=.d) $(USER_OBJ:.o=.d)
+# ---- test programs for the POSIX loader (userland/programs, docs/posix-loader.md): static
+# ELFs of their own, built for the port without a C library, one folder per port.
+PROGRAMS_DIR     := build/programs/$(ARCH)
+POSIX_CHECK_ELF  := $(PROGRAMS_DIR)/posix_check.elf
+POSIX_CHECK_OBJ  := $(PROGRAMS_DIR)/posix_check.c.o $(PROGRAMS_DIR)/posix_check_start.S.o
+
+$(PROGRAMS_DIR)/posix_check.c.o: userland/programs/posix_check.c
+	@mkdir -p $(dir $@)
+	$(KCC) $(COMMON) $(ARCH_UCFLAGS) -Iuserland/include -Ikernel/uapi -Iarch/$(ARCH)/user -c $< -o $@
+
+$(PROGRAMS_DIR)/posix_check_start.S.o: arch/$(ARCH)/user/programs/posix_check_start.S
+	@mkdir -p $(dir $@)
+	$(KCC) $(ARCH_UASFLAGS) -MMD -MP -c $< -o $@
+
+$(POSIX_CHECK_ELF): $(POSIX_CHECK_OBJ) userland/programs/program.ld
+	$(KCC) $(ARCH_ULDFLAGS) -nostdlib -static -T userland/programs/program.ld -o $@ $(POSIX_CHECK_OBJ) $(ARCH_LIBGCC)
+
+programs: $(POSIX_CHECK_ELF)
+
+-include $(KERNEL_OBJ:.o=.d) $(USER_OBJ:.o=.d) $(POSIX_CHECK_OBJ:.o=.d)
 
 # ---- images for real machines (targets defined by the port's build.mk)
 iso: $(ARCH_ISO)

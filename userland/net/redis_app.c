@@ -1,7 +1,8 @@
 /*
  * The app `redis` (docs/network.md): the Redis-protocol server on lwIP over
  * the NIC, in the layout `layout=` names: `single` (the default),
- * `percore` or `processes`.
+ * `percore` or `processes`; or, with `impl=posix`, the POSIX program
+ * embedded in the image as every instance of layout=percore.
  */
 #include <apps.h>
 #include <nic.h>
@@ -19,7 +20,13 @@ bool redis_open_nic(struct nic *nic)
 
 int app_redis(void)
 {
-    char layout[16];
+    char layout[16], impl[16];
+    if (arg_str("impl", impl, sizeof(impl)) && strcmp(impl, "builtin")) {
+        if (!strcmp(impl, "posix"))
+            return redis_serve_posix();
+        printf("redis: unknown impl '%s'; known: builtin posix\n", impl);
+        return 2;
+    }
     if (!arg_str("layout", layout, sizeof(layout)) || !strcmp(layout, "single"))
         return redis_serve_single();
     if (!strcmp(layout, "percore"))

@@ -25,6 +25,12 @@ int redis_serve_percore(void);
 /* The driver, one lwIP instance and the server as three processes on core 0 (layout=processes). */
 int redis_serve_processes(void);
 
+/*
+ * layout=percore with the POSIX program embedded in the root task's image as every instance
+ * (impl=posix, docs/posix-loader.md): its personality serves the channel.
+ */
+int redis_serve_posix(void);
+
 /* Open the board's NIC for either layout; false (and the reason printed) when there is none. */
 struct nic;
 bool redis_open_nic(struct nic *nic);

@@ -19,9 +19,15 @@
  * parts: the driver, one lwIP instance and the Redis server as three
  * processes on core 0; the instance hands each connection's bytes to the
  * server process by IPC and shared memory (server_link.h).
+ *
+ * impl=posix is layout=percore with the POSIX program embedded in the
+ * root task's image (the real Redis on the personality,
+ * docs/posix-loader.md) as every instance: each a POSIX process with the
+ * same channel, which its personality serves.
  */
 #include <arch_user.h>
 #include <nic.h>
+#include <posix_process.h>
 #include <root.h>
 #include <sys.h>
 #include <thread.h>
@@ -133,19 +139,16 @@ static word_t server_create(cptr_t driver_signal, word_t core, word_t heap_bytes
 }
 
 /*
- * Make instance k: its channel (a large frame mapped here and in its space
- * at the same address), its notification, its space with private globals,
- * its heap and the boot info page (and, in layout=processes, the server's
- * link), and start its thread.  *out gets the channel; E_OK or the status
- * of the step that failed.
+ * Make instance k's channel: a large frame mapped here (and, by the caller,
+ * in the instance's space at the same address) with the instance's
+ * configuration, and its notification.  *frame gets the frame's cap; E_OK
+ * or the status of the step that failed.
  */
-static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
-                              word_t heap_bytes, cptr_t link_frame, struct server_link *link,
-                              struct net_channel **out)
+static word_t channel_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
+                             cptr_t *frame, struct net_channel **out)
 {
-    cptr_t frame;
     _Static_assert(sizeof(struct net_channel) <= ARCH_LARGE_PAGE_SIZE, "a channel fits a large frame");
-    struct net_channel *ch = (struct net_channel *)shared_frame_create(&frame);
+    struct net_channel *ch = (struct net_channel *)shared_frame_create(frame);
     if (!ch)
         return E_NOT_ENOUGH_MEMORY;
     ch->index = k;
@@ -154,9 +157,26 @@ static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_
     memcpy(ch->mac, nic->mac, sizeof(ch->mac));
     ch->driver = driver_signal;
     ch->state = CHANNEL_STARTING;
+    *out = ch;
     word_t st = obj_alloc(OBJ_NOTIFICATION, 0, &ch->wake);
     if (st == E_OK && !(ch->wake_signal = mint_signal(ch->wake, CHANNEL_WAKE_BADGE)))
         st = E_NOT_ENOUGH_MEMORY;
+    return st;
+}
+
+/*
+ * Make instance k: its channel, its space with private globals, its heap
+ * and the boot info page (and, in layout=processes, the server's link),
+ * and start its thread.  *out gets the channel; E_OK or the status of the
+ * step that failed.
+ */
+static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
+                              word_t heap_bytes, cptr_t link_frame, struct server_link *link,
+                              struct net_channel **out)
+{
+    cptr_t frame;
+    struct net_channel *ch = NULL;
+    word_t st = channel_create(nic, driver_signal, k, core, &frame, &ch);
     struct thread t;
     if (st == E_OK)
         st = process_create(&t, core, frame, (word_t)ch, heap_bytes, &ch->heap_size);
@@ -168,6 +188,71 @@ static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_
     ch->link = link;
     *out = ch;
     return thread_start(&t, redis_instance_main, ch);
+}
+
+/* impl=posix: the processes, in the order of the driver's channels. */
+static struct posix_process posix_instances[NET_MAX_INSTANCES];
+
+/*
+ * The argv of every POSIX instance (the real redis-server), in one place:
+ * its port, no persistence, and a memory limit of 3/4 of its heap, which
+ * leaves the rest to the allocator's overhead and the connections' buffers.
+ */
+struct redis_argv {
+    char port[16];
+    char maxmemory[24];
+    const char *argv[18];
+};
+
+static void redis_argv_make(struct redis_argv *a, word_t port, word_t heap_bytes)
+{
+    snprintf(a->port, sizeof(a->port), "%lu", (unsigned long)port);
+    snprintf(a->maxmemory, sizeof(a->maxmemory), "%lub", (unsigned long)(heap_bytes / 4 * 3));
+    const char *const words[] = {
+        "redis-server", "--port", a->port, "--bind", "0.0.0.0", "--save", "", "--appendonly", "no",
+        "--protected-mode", "no", "--maxmemory", a->maxmemory, "--maxmemory-policy", "noeviction",
+        "--daemonize", "no", NULL,
+    };
+    _Static_assert(sizeof(words) == sizeof(a->argv), "argv holds every word and the NULL");
+    memcpy(a->argv, words, sizeof(words));
+}
+
+/*
+ * Make instance k as a POSIX process of the embedded program: its channel
+ * (mapped in its space at the same address), a heap of heap_bytes, the
+ * argv above; the process tells the driver it serves through its channel's
+ * state, and its end wakes the driver (driver_signal).  *out gets the
+ * channel; E_OK or the status of the step that failed.
+ */
+static word_t posix_instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
+                                    word_t heap_bytes, struct net_channel **out)
+{
+    cptr_t frame;
+    struct net_channel *ch = NULL;
+    word_t st = channel_create(nic, driver_signal, k, core, &frame, &ch);
+    if (st != E_OK)
+        return st;
+    ch->heap_vaddr = POSIX_HEAP_VADDR;
+    ch->heap_size = heap_bytes;
+    struct redis_argv a;
+    redis_argv_make(&a, ch->port, heap_bytes);
+    struct posix_process_opts o = {
+        .core = core, .prio = DEFAULT_PRIO, .argv = a.argv, .heap_size = heap_bytes, .channel = ch,
+        .channel_frame = frame, .ended_signal = driver_signal,
+    };
+    st = posix_process_create(&o, &posix_instances[k]);
+    if (st == E_OK)
+        *out = ch;
+    return st;
+}
+
+/* The first POSIX instance that has ended, or NET_MAX_INSTANCES while every one runs. */
+static word_t posix_instance_ended(word_t ninstances)
+{
+    for (word_t k = 0; k < ninstances; k++)
+        if (posix_process_state(&posix_instances[k]) != POSIX_RUNNING)
+            return k;
+    return NET_MAX_INSTANCES;
 }
 
 /* Print the ports served, as text and as the `redis` record the host reads (docs/console.md). */
@@ -202,17 +287,32 @@ static word_t instances_state(const struct net_driver *d)
     return all;
 }
 
+enum instance_kind {
+    INSTANCE_BUILTIN,       /* layout=percore: lwIP and the built-in server in each instance */
+    INSTANCE_PROCESSES,     /* layout=processes */
+    INSTANCE_POSIX,         /* impl=posix: the embedded POSIX program in each instance */
+};
+
 /*
  * Serve layout=percore, or with processes layout=processes: one stack
  * instance on core 0 whose connections go to the server process, on core 0
  * too.  The stack's heap then holds no database (the server's has it),
- * only its connections' queued replies: STACK_HEAP_MB.
+ * only its connections' queued replies: STACK_HEAP_MB.  With
+ * INSTANCE_POSIX, a POSIX instance that ends before every instance serves
+ * ends the run with status 2; one that ends later leaves the others
+ * serving, unless `posix_halt=1` asks to end the run with its status.
  */
-static int serve(bool processes)
+static int serve(enum instance_kind kind)
 {
+    bool processes = kind == INSTANCE_PROCESSES;
     static struct nic nic;
     static struct net_driver driver = { .nic = &nic };
 
+    if (kind == INSTANCE_POSIX && !posix_program_present()) {
+        printf("redis: impl=posix, but this image embeds no program: build it with "
+               "POSIX_PROGRAM=path/to/redis-server (docs/posix-loader.md)\n");
+        return 2;
+    }
     if (!redis_open_nic(&nic))
         return 2;
     cptr_t timer = user_timer_attach(nic.irq_notification, CHANNEL_TIMER_BADGE);
@@ -238,8 +338,10 @@ static int serve(bool processes)
     }
     for (word_t k = 0; k < ninstances; k++) {
         word_t core = bootinfo->ncores > 1 && !processes ? k + 1 : 0;
-        word_t st = instance_create(&nic, driver_signal, k, core, heap_bytes, link_frame, link,
-                                    &driver.channels[k]);
+        word_t st = kind == INSTANCE_POSIX
+                    ? posix_instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k])
+                    : instance_create(&nic, driver_signal, k, core, heap_bytes, link_frame, link,
+                                      &driver.channels[k]);
         if (st != E_OK) {
             printf("redis: instance %lu could not be made (%s)\n", (unsigned long)k, status_name(st));
             return 2;
@@ -247,7 +349,7 @@ static int serve(bool processes)
         driver.ninstances = k + 1;
     }
 
-    bool serving = false;
+    bool serving = false, halt_on_end = arg_word("posix_halt", 0) != 0;
     for (;;) {
         word_t w = 0;
         if (sys_wait(nic.irq_notification, &w) != E_OK) {
@@ -267,6 +369,13 @@ static int serve(bool processes)
         }
         net_driver_receive(&driver);
         net_driver_transmit(&driver);
+        word_t ended = kind == INSTANCE_POSIX ? posix_instance_ended(driver.ninstances) : NET_MAX_INSTANCES;
+        if (ended != NET_MAX_INSTANCES && (!serving || halt_on_end)) {
+            printf("redis: POSIX instance %lu (port %lu) ended with status %lu%s\n", (unsigned long)ended,
+                   (unsigned long)driver.channels[ended]->port, (unsigned long)posix_instances[ended].status,
+                   serving ? "" : " before serving");
+            return serving ? (int)posix_instances[ended].status : 2;
+        }
         if (!serving) {
             word_t state = instances_state(&driver);
             word_t server = link ? __atomic_load_n(&link->state, __ATOMIC_ACQUIRE) : CHANNEL_SERVING;
@@ -282,10 +391,15 @@ static int serve(bool processes)
 
 int redis_serve_percore(void)
 {
-    return serve(false);
+    return serve(INSTANCE_BUILTIN);
 }
 
 int redis_serve_processes(void)
 {
-    return serve(true);
+    return serve(INSTANCE_PROCESSES);
+}
+
+int redis_serve_posix(void)
+{
+    return serve(INSTANCE_POSIX);
 }

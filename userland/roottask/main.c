@@ -18,6 +18,7 @@ static const struct app apps[] = {
     { "pingpong", app_pingpong },
     { "mcpingpong", app_mcpingpong },
     { "redis", app_redis },
+    { "posix", app_posix },
 };
 
 int app_hello(void)

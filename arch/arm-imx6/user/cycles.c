@@ -22,12 +22,15 @@
 #include <thread.h>
 #include <thread_local.h>
 #include <arch_user.h>
+#include <posix_arch.h>
 
 #define MPCORE_PBASE    0x00A00000UL
 #define GTIMER_OFFSET   0x200
 #define ICOUNT_INSNS_PER_TICK 10    /* 1 ns per instruction, 10 ns per 100 MHz tick */
 
 volatile const uint32_t *arm_global_timer;
+/* The timer's frame, for the POSIX loader's processes (posix_arch.h). */
+cptr_t arm_global_timer_frame;
 uint32_t arm_cycles_scale = 1;
 
 /* Not a time: a count of calls, monotonic, so loops bounded by arch_cycles() still end. */
@@ -58,6 +61,7 @@ static void map_global_timer(void)
         if (space_share_frame(frame, v, RIGHT_READ, attrs) != E_OK)
             return;
         arm_global_timer = (volatile const uint32_t *)(v + GTIMER_OFFSET);
+        arm_global_timer_frame = frame;
         return;
     }
 }
