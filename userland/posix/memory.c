@@ -98,6 +98,7 @@ long px_mmap(unsigned long addr, size_t len, int prot, int flags, int fd, off_t 
         return -EINVAL;
     unsigned long n = (len + PAGE - 1) / PAGE;
     long result;
+    px_reap_exited();
     px_lock();
     if (!heap.ready)
         heap_init();
@@ -129,6 +130,8 @@ long px_munmap(unsigned long addr, size_t len)
     if (addr % PAGE || !len)
         return -EINVAL;
     unsigned long n = (len + PAGE - 1) / PAGE;
+    if (px_defer_own_stack(addr, n * PAGE))
+        return 0;
     px_lock();
     if (heap.ready && in_heap(addr, n * PAGE)) {
         unsigned long first = (addr - heap.base) / PAGE;

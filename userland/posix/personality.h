@@ -44,6 +44,8 @@ long px_futex(int *uaddr, int op, int val, unsigned long timeout, int *uaddr2, i
 long px_set_tid_address(int *tidptr);
 long px_gettid(void);
 _Noreturn void px_thread_exit(void);
+bool px_defer_own_stack(unsigned long addr, unsigned long len);  /* munmap of the caller's stack */
+void px_reap_exited(void);                  /* free what threads that ended left behind */
 _Noreturn void px_exit_group(int status);
 
 /* A lock for state every thread reaches; waiting yields, since all threads share one core. */

@@ -35,14 +35,18 @@
 
 extern char __posix_trap_clone_child[];
 
+enum slot_state { SLOT_FREE, SLOT_RUNNING, SLOT_EXITING };
+
 struct thread_slot {
-    bool in_use;
+    enum slot_state state;
     unsigned long tls;          /* its thread pointer */
     int *clear_tid;             /* CLONE_CHILD_CLEARTID: zeroed and woken at exit */
     int *futex;                 /* the address it waits on, or NULL */
+    unsigned long stack, stack_len;     /* its own stack, unmapped as it exits (deferred) */
 };
 
-static struct thread_slot slots[POSIX_MAX_THREADS] = { [0] = { .in_use = true } };
+static struct thread_slot slots[POSIX_MAX_THREADS] = { [0] = { .state = SLOT_RUNNING } };
+static bool some_exiting;
 
 static bool tls_set;
 static int lock_word;
@@ -64,7 +68,7 @@ int px_self(void)
         return 0;
     unsigned long tp = (unsigned long)__builtin_thread_pointer();
     for (int k = 0; k < POSIX_MAX_THREADS; k++)
-        if (slots[k].in_use && slots[k].tls == tp)
+        if (slots[k].state == SLOT_RUNNING && slots[k].tls == tp)
             return k;
     return 0;
 }
@@ -118,15 +122,16 @@ long px_clone(unsigned long flags, unsigned long stack, int *parent_tid, int *ch
     if ((flags & thread) != thread || !stack)
         return -ENOSYS;         /* a new process: there is no fork */
     const struct posix_start *start = posix_start_page;
+    px_reap_exited();
     px_lock();
     int k = 1;
-    while (k < (int)start->nthreads && slots[k].in_use)
+    while (k < (int)start->nthreads && slots[k].state != SLOT_FREE)
         k++;
     if (k >= (int)start->nthreads) {
         px_unlock();
         return -EAGAIN;
     }
-    slots[k] = (struct thread_slot){ .in_use = true, .tls = flags & CLONE_SETTLS ? tls : 0,
+    slots[k] = (struct thread_slot){ .state = SLOT_RUNNING, .tls = flags & CLONE_SETTLS ? tls : 0,
                                     .clear_tid = flags & CLONE_CHILD_CLEARTID ? child_tid : NULL };
     px_unlock();
     if (flags & CLONE_PARENT_SETTID)
@@ -138,11 +143,11 @@ long px_clone(unsigned long flags, unsigned long stack, int *parent_tid, int *ch
     regs[2 + ARCH_REG_SP] = stack;
     regs[2 + ARCH_REG_FLAGS] = ARCH_INITIAL_FLAGS;
     if ((flags & CLONE_SETTLS) && set_tls_of(k, tls) != E_OK) {
-        slots[k].in_use = false;
+        slots[k].state = SLOT_FREE;
         return -EINVAL;
     }
     if (px_invoke(start->threads[k].tcb, TCB_WRITE_REGISTERS, 2 + ARCH_USER_REGS, regs) != E_OK) {
-        slots[k].in_use = false;
+        slots[k].state = SLOT_FREE;
         return -EAGAIN;
     }
     return tid_of(k);
@@ -153,7 +158,7 @@ static long futex_wake(int *uaddr, int n)
     int woken = 0;
     px_lock();
     for (int k = 0; k < POSIX_MAX_THREADS && woken < n; k++) {
-        if (slots[k].in_use && slots[k].futex == uaddr) {
+        if (slots[k].state == SLOT_RUNNING && slots[k].futex == uaddr) {
             slots[k].futex = NULL;
             px_signal(posix_start_page->threads[k].wait);
             woken++;
@@ -220,6 +225,46 @@ long px_futex(int *uaddr, int op, int val, unsigned long timeout, int *uaddr2, i
     }
 }
 
+/*
+ * musl frees an exiting thread's stack with munmap and then calls exit on
+ * it (__unmapself).  If the pages were free at once, another thread could
+ * take them while the exiting one still runs on them; so the munmap of the
+ * caller's own stack is only noted, and the pages are freed once the thread
+ * is surely stopped: another thread suspends it first (px_reap_exited).
+ */
+bool px_defer_own_stack(unsigned long addr, unsigned long len)
+{
+    unsigned long sp = (unsigned long)__builtin_frame_address(0);
+    int self = px_self();
+    if (self == 0 || sp < addr || sp - addr >= len)
+        return false;
+    px_lock();
+    slots[self].stack = addr;
+    slots[self].stack_len = len;
+    px_unlock();
+    return true;
+}
+
+void px_reap_exited(void)
+{
+    if (!__atomic_load_n(&some_exiting, __ATOMIC_ACQUIRE))
+        return;
+    const struct posix_start *start = posix_start_page;
+    int self = px_self();
+    for (int k = 1; k < (int)start->nthreads; k++) {
+        if (k == self || __atomic_load_n(&slots[k].state, __ATOMIC_ACQUIRE) != SLOT_EXITING)
+            continue;
+        px_invoke(start->threads[k].tcb, TCB_SUSPEND, 0, NULL);
+        unsigned long stack = slots[k].stack, len = slots[k].stack_len;
+        px_lock();
+        slots[k] = (struct thread_slot){ .state = SLOT_FREE };
+        px_unlock();
+        if (len)
+            px_munmap(stack, len);
+    }
+    __atomic_store_n(&some_exiting, false, __ATOMIC_RELEASE);
+}
+
 _Noreturn void px_thread_exit(void)
 {
     int self = px_self();
@@ -231,7 +276,8 @@ _Noreturn void px_thread_exit(void)
         futex_wake(clear, 1);
     }
     px_lock();
-    slots[self].in_use = false;
+    slots[self].state = SLOT_EXITING;
+    __atomic_store_n(&some_exiting, true, __ATOMIC_RELEASE);
     px_unlock();
     cptr_t tcb = posix_start_page->threads[self].tcb;
     for (;;)
