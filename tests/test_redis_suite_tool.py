@@ -1,0 +1,64 @@
+"""tools/redis_suite.py: Redis's own suite against a server, and the comparison with Debian's.
+
+The kernel-hosted runs are in tests/test_posix_redis.py; these check the tool itself, on the
+host, against Debian's redis-server.
+"""
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+
+import redis_suite
+
+MISSING = redis_suite.missing_parts()
+needs_suite = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
+
+
+def test_parse_reads_every_verdict_through_colours():
+    out = ("[\x1b[0;32;49mok\x1b[0m]: SET and GET an item (1 ms)\n"
+           "[\x1b[0;31;49merr\x1b[0m]: EXPIRE - set timeouts multiple times in tests/unit/expire.tcl\n"
+           "[\x1b[0;36;49mignore\x1b[0m]: test bool parsing: Tag: needs:debug denied\n"
+           "[\x1b[0;33;49mskip\x1b[0m]: SETRANGE with huge offset\n"
+           "[\x1b[0;31;49mexception\x1b[0m]: Executing test client: I/O error reading reply\n"
+           "[1/1 \x1b[0;33;49mdone\x1b[0m]: unit/protocol (0 seconds)\n")
+    v = redis_suite.parse(out)
+    assert v == {"ok": ["SET and GET an item"], "err": ["EXPIRE - set timeouts multiple times"],
+                 "skip": ["SETRANGE with huge offset"],
+                 "exception": ["Executing test client: I/O error reading reply"]}
+
+
+def test_compare_counts_only_what_the_baseline_passed():
+    baseline = [{"unit": "expire", "ok": ["a", "b", "c", "d"]}, {"unit": "quit", "ok": ["q"]}]
+    mine = [{"unit": "expire", "ok": ["a", "c", "extra"]}, {"unit": "quit", "ok": []}]
+    c = redis_suite.compare(mine, baseline)
+    assert (c["ok"], c["baseline_ok"]) == (2, 5)
+    assert c["ratio"] == pytest.approx(0.4)
+    assert c["units"][0]["missing"] == ["b", "d"]
+    assert c["units"][1] == {"unit": "quit", "baseline_ok": 1, "ok": 0, "missing": ["q"]}
+
+
+@needs_suite
+def test_debian_server_passes_the_protocol_unit_and_a_unit_cannot_leave_settings_behind():
+    port = redis_suite.free_port()
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                               "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if redis_suite.redis_cli("127.0.0.1", port, "PING") == ["PONG"]:
+                break
+            subprocess.run(["sleep", "0.1"])
+        config = redis_suite.server_config("127.0.0.1", port)
+        # type/list leaves this at 10 GB, after which unit/protocol waits for ever
+        redis_suite.redis_cli("127.0.0.1", port, "CONFIG", "SET", "proto-max-bulk-len", "10000000000")
+        redis_suite.redis_cli("127.0.0.1", port, "SET", "left", "behind")
+        redis_suite.restore("127.0.0.1", port, config)
+        assert redis_suite.server_config("127.0.0.1", port)["proto-max-bulk-len"] == \
+            config["proto-max-bulk-len"]
+        assert redis_suite.redis_cli("127.0.0.1", port, "DBSIZE") == ["0"]
+        [r] = redis_suite.run_units(["protocol"], "127.0.0.1", port, say=lambda *a, **k: None)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert not r["err"] and not r["exception"], r["tail"]
+    assert len(r["ok"]) >= 15     # 19 with Debian's 7.0.15 and the flags of docs/posix.md

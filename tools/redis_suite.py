@@ -1,0 +1,198 @@
+"""Redis's own test suite against a running server, and the comparison with Debian's.
+
+The suite is the tests/ folder of Debian's redis source (.deps/redis, fetched by
+tools/ensure_deps.sh), run unmodified in its external mode: `runtest --host H --port P`
+with the flags of docs/posix.md (one database, one client, no encoding or digest checks,
+and no tests that need what an external server on another machine cannot give: DEBUG,
+replication, saving, ...).  Each unit runs as its own process in a scratch copy of the
+suite, since the harness writes into its own folder.
+
+    python3 tools/redis_suite.py --port P [--host H] [--units type/string,expire] [--json out.json]
+    python3 tools/redis_suite.py --baseline [--units ...]     # Debian's redis-server, on a free port
+
+A unit's result is its tests' verdicts: ok, err, exception (the unit stopped there) and
+skip; `compare()` says which of the tests that Debian's server passes the other one
+passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SOURCE = os.path.join(ROOT, ".deps", "redis")
+
+# The units of the real-Redis issue: the data types, keyspace, expiry and the protocol.
+UNITS = ("type/string", "type/incr", "keyspace", "expire", "type/hash", "type/list", "type/set",
+         "type/zset", "protocol", "info-command", "quit", "pubsub")
+# What a server the suite did not start cannot be asked for.
+NOT_NEEDED = ("debug", "repl", "save", "config-maxmemory", "reset", "pfdebug", "latency",
+              "other-server", "config-resetstat", "local-process")
+UNIT_TIMEOUT = 900.0    # seconds for one unit, whatever the server's speed
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
+VERDICT = re.compile(r"^\[(ok|err|exception|skip)\]: (.*?)(?: \(\d+ ms\))?$")
+
+
+def suite_flags(host: str, port: int) -> list[str]:
+    flags = ["--host", host, "--port", str(port), "--singledb", "--clients", "1",
+             "--ignore-encoding", "--ignore-digest"]
+    for need in NOT_NEEDED:
+        flags += ["--tags", "-needs:" + need]
+    return flags
+
+
+def parse(output: str) -> dict:
+    """The verdicts in a run's output: {"ok": [names], "err": [...], "exception": [...], "skip": [...]}."""
+    verdicts: dict[str, list[str]] = {"ok": [], "err": [], "exception": [], "skip": []}
+    for line in output.splitlines():
+        m = VERDICT.match(ANSI.sub("", line).strip())
+        if m:
+            name = re.sub(r" in tests/unit/\S+$", "", m.group(2))
+            verdicts[m.group(1)].append(name)
+    return verdicts
+
+
+def run_unit(unit: str, host: str, port: int, timeout: float = UNIT_TIMEOUT) -> dict:
+    """Run one unit against host:port; its verdicts and the output's tail."""
+    with tempfile.TemporaryDirectory(prefix="redis-suite-") as scratch:
+        shutil.copytree(os.path.join(SOURCE, "tests"), os.path.join(scratch, "tests"))
+        shutil.copy(os.path.join(SOURCE, "runtest"), scratch)
+        cmd = ["tclsh", "tests/test_helper.tcl", *suite_flags(host, port), "--single", "unit/" + unit]
+        try:
+            done = subprocess.run(cmd, cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True,
+                                  text=True, timeout=timeout)
+            output, status = done.stdout + done.stderr, done.returncode
+        except subprocess.TimeoutExpired as e:
+            output = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+            status = None
+    result = parse(output)
+    result.update(unit=unit, status=status, tail=ANSI.sub("", output)[-2000:])
+    return result
+
+
+def redis_cli(host: str, port: int, *words: str) -> list[str]:
+    done = subprocess.run(["redis-cli", "-h", host, "-p", str(port), "--raw", *words],
+                          capture_output=True, text=True, timeout=60)
+    return done.stdout.split("\n")[:-1]
+
+
+def server_config(host: str, port: int) -> dict:
+    lines = redis_cli(host, port, "CONFIG", "GET", "*")
+    return dict(zip(lines[0::2], lines[1::2]))
+
+
+def restore(host: str, port: int, config: dict) -> None:
+    """Undo what a unit changed: its keys, and the settings it left changed.
+
+    The harness gives each unit a fresh server of its own; against one server, a unit's
+    CONFIG SET outlives it (type/list leaves proto-max-bulk-len at 10 GB, and unit/protocol
+    then waits for a bulk that never comes)."""
+    redis_cli(host, port, "FLUSHALL")
+    now = server_config(host, port)
+    for key, value in config.items():
+        if now.get(key) != value:
+            redis_cli(host, port, "CONFIG", "SET", key, value)
+
+
+def run_units(units, host: str, port: int, say=print) -> list[dict]:
+    results = []
+    config = server_config(host, port)
+    for unit in units:
+        start = time.monotonic()
+        r = run_unit(unit, host, port)
+        restore(host, port, config)
+        r["seconds"] = round(time.monotonic() - start, 1)
+        say(f"{unit}: {len(r['ok'])} ok, {len(r['err'])} err, {len(r['exception'])} exception "
+            f"({r['seconds']} s)", flush=True)
+        results.append(r)
+    return results
+
+
+def compare(results: list[dict], baseline: list[dict]) -> dict:
+    """Of the tests the baseline passed, per unit: how many these results passed, and which not."""
+    mine = {r["unit"]: set(r["ok"]) for r in results}
+    rows, passed, total = [], 0, 0
+    for b in baseline:
+        reference = set(b["ok"])
+        ok = reference & mine.get(b["unit"], set())
+        rows.append({"unit": b["unit"], "baseline_ok": len(reference), "ok": len(ok),
+                     "missing": sorted(reference - ok)})
+        passed += len(ok)
+        total += len(reference)
+    return {"units": rows, "ok": passed, "baseline_ok": total,
+            "ratio": passed / total if total else None}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def baseline_run(units, say=print) -> list[dict]:
+    """The same units against Debian's redis-server, started here with persistence off."""
+    port = free_port()
+    server = subprocess.Popen(["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                               "--bind", "127.0.0.1"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.1)
+        return run_units(units, "127.0.0.1", port, say)
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def missing_parts() -> str | None:
+    """Why the suite cannot run here, or None."""
+    if not os.path.isfile(os.path.join(SOURCE, "tests", "test_helper.tcl")):
+        return "Redis's source (Debian package redis) is not in .deps/redis: run tools/ensure_deps.sh"
+    if not shutil.which("redis-cli"):
+        return "redis-cli is missing (Debian package redis-tools)"
+    if not shutil.which("tclsh"):
+        return "tclsh is missing (Debian package tcl)"
+    return None
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--host", default="127.0.0.1")
+    ap.add_argument("--port", type=int)
+    ap.add_argument("--baseline", action="store_true", help="run against Debian's redis-server instead")
+    ap.add_argument("--units", default=",".join(UNITS))
+    ap.add_argument("--json", help="write the verdicts here")
+    args = ap.parse_args(argv)
+    why = missing_parts()
+    if why:
+        print(why, file=sys.stderr)
+        return 77
+    units = [u for u in args.units.split(",") if u]
+    if args.baseline:
+        results = baseline_run(units)
+    elif args.port:
+        results = run_units(units, args.host, args.port)
+    else:
+        ap.error("give --port or --baseline")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0 if all(not r["err"] and not r["exception"] for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+/*
+ * Clocks, on the port's cycle counter (arch_cycles(), at the start page's
+ * cycle_hz; under -icount it counts instructions, at 1 GHz of virtual time).
+ *
+ * CLOCK_MONOTONIC (and the boot-time and CPU-time clocks, which a single
+ * process on its own core may take as the same) counts from boot.
+ * CLOCK_REALTIME has no battery clock to start from: it is the monotonic
+ * clock plus REALTIME_AT_BOOT, a fixed instant, so that wall-clock times
+ * are plausible and move at the right rate.  Redis only needs it to move
+ * forward steadily (expiry times, INFO).
+ */
+#include <errno.h>
+#include <time.h>
+#include <sys/time.h>
+#include <arch_user.h>
+#include "personality.h"
+
+#define REALTIME_AT_BOOT 1767225600ULL      /* 2026-01-01T00:00:00Z */
+#define FALLBACK_HZ      1000000000ULL      /* when the kernel could not tell the counter's rate */
+#define NS               1000000000ULL
+
+uint64_t px_now_ns(void)
+{
+    uint64_t hz = posix_start_page->cycle_hz ? posix_start_page->cycle_hz : FALLBACK_HZ;
+    uint64_t c = arch_cycles();
+    return c / hz * NS + c % hz * NS / hz;
+}
+
+static bool known_clock(int clock)
+{
+    switch (clock) {
+    case CLOCK_REALTIME: case CLOCK_MONOTONIC: case CLOCK_MONOTONIC_RAW: case CLOCK_BOOTTIME:
+    case CLOCK_REALTIME_COARSE: case CLOCK_MONOTONIC_COARSE:
+    case CLOCK_PROCESS_CPUTIME_ID: case CLOCK_THREAD_CPUTIME_ID:
+        return true;
+    default:
+        return false;
+    }
+}
+
+long px_clock_gettime(int clock, struct timespec *ts)
+{
+    if (!known_clock(clock))
+        return -EINVAL;
+    uint64_t ns = px_now_ns();
+    if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)
+        ns += REALTIME_AT_BOOT * NS;
+    ts->tv_sec = (time_t)(ns / NS);
+    ts->tv_nsec = (long)(ns % NS);
+    return 0;
+}
+
+long px_clock_getres(int clock, struct timespec *ts)
+{
+    if (!known_clock(clock))
+        return -EINVAL;
+    if (ts) {
+        uint64_t hz = posix_start_page->cycle_hz ? posix_start_page->cycle_hz : FALLBACK_HZ;
+        ts->tv_sec = 0;
+        ts->tv_nsec = (long)(hz >= NS ? 1 : NS / hz);
+    }
+    return 0;
+}
+
+long px_gettimeofday(struct timeval *tv)
+{
+    if (tv) {
+        struct timespec ts;
+        px_clock_gettime(CLOCK_REALTIME, &ts);
+        tv->tv_sec = ts.tv_sec;
+        tv->tv_usec = ts.tv_nsec / 1000;
+    }
+    return 0;
+}
+
+static bool never_ready(void *ctx)
+{
+    (void)ctx;
+    return false;
+}
+
+long px_nanosleep(const struct timespec *req, struct timespec *rem)
+{
+    if (req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= (long)NS)
+        return -EINVAL;
+    uint64_t deadline = px_now_ns() + (uint64_t)req->tv_sec * NS + (uint64_t)req->tv_nsec;
+    px_block_until(never_ready, NULL, deadline);
+    if (rem)
+        *rem = (struct timespec){ 0, 0 };
+    return 0;
+}

@@ -1,0 +1,231 @@
+/*
+ * The personality's own test (docs/posix.md): a program built with the C
+ * library like any other, run by `app=posix`, that uses each family of
+ * calls the personality implements and checks what comes back, including
+ * the errors.  It prints one record,
+ *     @@ {"posix_selftest": {"<check>": true|false, ...}, "failed": N}
+ * and exits with the number of failed checks (exit_group ends the run with
+ * that status when the process has no network).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+static char record[4096];
+static size_t used;
+static int failed;
+
+static void check(const char *name, int ok)
+{
+    used += (size_t)snprintf(record + used, sizeof record - used, "%s\"%s\": %s",
+                             used ? ", " : "", name, ok ? "true" : "false");
+    if (!ok)
+        failed++;
+}
+
+static long long now_ns(clockid_t clock)
+{
+    struct timespec ts;
+    if (clock_gettime(clock, &ts))
+        return -1;
+    return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Memory: malloc of many sizes, then large mappings that must come back zeroed. */
+static void memory(void)
+{
+    int ok = 1;
+    void *blocks[200];
+    for (int i = 0; i < 200; i++) {
+        size_t size = (size_t)(i * 977 % 70000) + 1;
+        blocks[i] = malloc(size);
+        ok &= blocks[i] != NULL;
+        if (blocks[i])
+            memset(blocks[i], i, size);
+    }
+    for (int i = 0; i < 200; i++)
+        free(blocks[i]);
+    check("malloc", ok);
+
+    size_t len = 1 << 20;
+    unsigned char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    int zero = m != MAP_FAILED;
+    if (zero) {
+        zero = m[0] == 0 && m[len - 1] == 0;
+        memset(m, 0xa5, len);
+        zero &= munmap(m, len) == 0;
+        unsigned char *again = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        zero &= again != MAP_FAILED && again[0] == 0 && again[len / 2] == 0 && again[len - 1] == 0;
+        if (again != MAP_FAILED) {
+            again[0] = 7;
+            unsigned char *grown = mremap(again, len, 4 * len, MREMAP_MAYMOVE);
+            zero &= grown != MAP_FAILED && grown[0] == 7 && grown[4 * len - 1] == 0;
+            if (grown != MAP_FAILED)
+                munmap(grown, 4 * len);
+        }
+    }
+    check("mmap_zeroed", zero);
+    errno = 0;
+    void *file = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 0, 0);
+    check("mmap_file_refused", file == MAP_FAILED && errno == ENODEV);
+    errno = 0;
+    void *huge = mmap(NULL, (size_t)1 << 40, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    check("mmap_too_big_enomem", huge == MAP_FAILED && errno == ENOMEM);
+}
+
+static void clocks(void)
+{
+    long long a = now_ns(CLOCK_MONOTONIC);
+    struct timespec nap = { 0, 20 * 1000000 };
+    int slept = nanosleep(&nap, NULL) == 0;
+    long long b = now_ns(CLOCK_MONOTONIC);
+    check("monotonic_moves", a >= 0 && b > a);
+    check("nanosleep_20ms", slept && b - a >= 20 * 1000000LL);
+    check("realtime_plausible", now_ns(CLOCK_REALTIME) > 1600000000LL * 1000000000LL);
+    struct timespec ts;
+    errno = 0;
+    check("bad_clock_einval", clock_gettime((clockid_t)1234, &ts) == -1 && errno == EINVAL);
+}
+
+/* A pipe seen through epoll and poll: not readable, written, readable, drained. */
+static void pipes_and_epoll(void)
+{
+    int p[2];
+    int ok = pipe2(p, O_NONBLOCK) == 0;
+    int ep = epoll_create1(0);
+    ok &= ep >= 0;
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 42 }, out[4];
+    ok &= epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == 0;
+    check("epoll_empty", ok && epoll_wait(ep, out, 4, 0) == 0);
+    ok &= write(p[1], "ping", 4) == 4;
+    int n = epoll_wait(ep, out, 4, 100);
+    check("epoll_readable", ok && n == 1 && out[0].data.u64 == 42 && (out[0].events & EPOLLIN));
+    struct pollfd pf = { .fd = p[0], .events = POLLIN };
+    check("poll_readable", poll(&pf, 1, 0) == 1 && (pf.revents & POLLIN));
+    char buf[8];
+    check("pipe_read", read(p[0], buf, sizeof buf) == 4 && !memcmp(buf, "ping", 4));
+    errno = 0;
+    check("pipe_empty_eagain", read(p[0], buf, sizeof buf) == -1 && errno == EAGAIN);
+    long long t0 = now_ns(CLOCK_MONOTONIC);
+    check("epoll_timeout", epoll_wait(ep, out, 4, 30) == 0 && now_ns(CLOCK_MONOTONIC) - t0 >= 30000000LL);
+    errno = 0;
+    check("epoll_add_twice_eexist", epoll_ctl(ep, EPOLL_CTL_ADD, p[0], &ev) == -1 && errno == EEXIST);
+    close(p[1]);
+    check("pipe_eof", read(p[0], buf, sizeof buf) == 0);
+    close(p[0]);
+    close(ep);
+}
+
+struct shared {
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+    int turn;
+    long total;
+};
+
+static void *worker(void *arg)
+{
+    struct shared *s = arg;
+    for (int i = 0; i < 1000; i++) {
+        pthread_mutex_lock(&s->lock);
+        while (s->turn != 1)
+            pthread_cond_wait(&s->cond, &s->lock);
+        s->total++;
+        s->turn = 0;
+        pthread_cond_broadcast(&s->cond);
+        pthread_mutex_unlock(&s->lock);
+    }
+    return (void *)(long)0x5a;
+}
+
+static pthread_mutex_t held = PTHREAD_MUTEX_INITIALIZER;
+
+/* Blocks on a mutex the main thread keeps: the thread waits in a futex, using no time. */
+static void *blocked(void *arg)
+{
+    pthread_mutex_lock(&held);
+    return arg;
+}
+
+/* Two threads that take turns 1000 times through a mutex and a condition variable. */
+static void threads(void)
+{
+    struct shared s = { PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0 };
+    pthread_t t;
+    int ok = pthread_create(&t, NULL, worker, &s) == 0;
+    for (int i = 0; ok && i < 1000; i++) {
+        pthread_mutex_lock(&s.lock);
+        while (s.turn != 0)
+            pthread_cond_wait(&s.cond, &s.lock);
+        s.total++;
+        s.turn = 1;
+        pthread_cond_broadcast(&s.cond);
+        pthread_mutex_unlock(&s.lock);
+    }
+    void *ret = NULL;
+    ok &= pthread_join(t, &ret) == 0;
+    check("threads_take_turns", ok && s.total == 2000 && ret == (void *)(long)0x5a);
+    /* The pool is bounded: starting more threads than it holds fails cleanly with EAGAIN. */
+    pthread_mutex_lock(&held);
+    pthread_t many[16];
+    int started = 0, err = 0;
+    for (int i = 0; i < 16; i++) {
+        int r = pthread_create(&many[i], NULL, blocked, NULL);
+        if (r) {
+            err = r;
+            break;
+        }
+        started++;
+    }
+    check("thread_pool_bounded", started > 0 && started < 16 && err == EAGAIN);
+}
+
+static void errors(void)
+{
+    errno = 0;
+    check("unknown_call_enosys", syscall(SYS_fork) == -1 && errno == ENOSYS);
+    errno = 0;
+    check("open_missing_enoent", open("/etc/redis/redis.conf", O_RDONLY) == -1 && errno == ENOENT);
+    errno = 0;
+    check("bad_fd_ebadf", read(77, NULL, 0) == -1 && errno == EBADF);
+    errno = 0;
+    check("ipv6_eafnosupport", socket(AF_INET6, SOCK_STREAM, 0) == -1 && errno == EAFNOSUPPORT);
+    errno = 0;
+    check("udp_eprotonosupport", socket(AF_INET, SOCK_DGRAM, 0) == -1 && errno == EPROTONOSUPPORT);
+    errno = 0;
+    check("no_network_enetdown", socket(AF_INET, SOCK_STREAM, 0) == -1 && errno == ENETDOWN);
+    int fd = open("/dev/urandom", O_RDONLY);
+    unsigned char a[16] = { 0 }, b[16] = { 0 };
+    check("urandom", fd >= 0 && read(fd, a, sizeof a) == sizeof a && getrandom(b, sizeof b, 0) == sizeof b &&
+                     memcmp(a, b, sizeof a) != 0);
+    close(fd);
+    struct utsname u;
+    check("uname", uname(&u) == 0 && !strcmp(u.sysname, "Linux"));
+    check("console_write", write(1, "posix selftest: console\n", 24) == 24);
+}
+
+int main(int argc, char **argv)
+{
+    check("argv", argc >= 1 && argv[0] && argv[0][0]);
+    memory();
+    clocks();
+    pipes_and_epoll();
+    threads();
+    errors();
+    printf("@@ {\"posix_selftest\": {%s}, \"failed\": %d}\n", record, failed);
+    fflush(stdout);
+    return failed;
+}
