@@ -29,11 +29,12 @@ REDIS_MAKE_arm-imx6     := uname_M=armv7l AR=arm-none-eabi-ar RANLIB=arm-none-ea
 REDIS_MAKE := CC="$(POSIX_CC)" MALLOC=libc USE_SYSTEMD=no BUILD_TLS=no uname_S=Linux $(REDIS_MAKE_$(ARCH))
 
 # The personality's sources; a test may name others (tests/test_posix_build.py).
-POSIX_PERSONALITY_SRC ?= $(wildcard userland/posix/*.c)
-POSIX_NET_SRC := userland/net/channel_netif.c userland/net/eth_netif.c userland/net/frame_ring.c
+POSIX_PERSONALITY_SRC ?= $(wildcard userland/posix/*.c arch/$(ARCH)/user/posix_*.c)
+POSIX_NET_SRC := userland/net/channel_netif.c userland/net/eth_netif.c userland/net/frame_ring.c \
+                 userland/net/tcp_timewait_reuse.c
 POSIX_LIB_SRC := $(POSIX_PERSONALITY_SRC) arch/$(ARCH)/user/posix_trap.S $(POSIX_NET_SRC) $(LWIP_SRC)
 POSIX_LIB_OBJ := $(patsubst %,$(POSIX_DIR)/obj/%.o,$(POSIX_LIB_SRC))
-POSIX_CFLAGS  := -std=c11 -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
+POSIX_CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
                  -Ikernel/uapi -Iarch/$(ARCH)/user -I$(LWIP_DIR)/src/include
 
 .PHONY: posix posix-sysroot FORCE
