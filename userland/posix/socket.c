@@ -101,7 +101,7 @@ static void sockaddr_in_put(void *addr, socklen_t *len, const ip4_addr_t *ip, u1
 
 long px_bind(int fd, const void *addr, socklen_t len)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
@@ -176,7 +176,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
 
 long px_listen(int fd, int backlog)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
@@ -206,7 +206,7 @@ static bool has_connection(void *ctx)
 
 long px_accept4(int fd, void *addr, socklen_t *len, int flags)
 {
-    long err;
+    long err = 0;
     struct sock *l = sock_of(fd, &err);
     if (!l)
         return err;
@@ -236,13 +236,13 @@ long px_connect(int fd, const void *addr, socklen_t len)
 {
     (void)addr;
     (void)len;
-    long err;
+    long err = 0;
     return sock_of(fd, &err) ? -EOPNOTSUPP : err;
 }
 
 long px_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
@@ -275,7 +275,7 @@ long px_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
 
 long px_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
@@ -303,7 +303,7 @@ long px_getsockopt(int fd, int level, int name, void *val, socklen_t *len)
 
 long px_getsockname(int fd, void *addr, socklen_t *len, bool peer)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
@@ -320,7 +320,7 @@ long px_getsockname(int fd, void *addr, socklen_t *len, bool peer)
 
 long px_shutdown(int fd, int how)
 {
-    long err;
+    long err = 0;
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
