@@ -8,6 +8,7 @@
 #include <abi/errors.h>
 #include <abi/msginfo.h>
 #include <abi/syscalls.h>
+#include <sys/syscall.h>
 #include <syscall_arch.h>
 #include "personality.h"
 
@@ -57,11 +58,20 @@ void px_console_write(const char *s, size_t len)
     }
 }
 
-_Noreturn void px_halt(word_t status)
+/*
+ * Only the root task may end the run, so a process ends through its fault
+ * handler, the root task's fault server (docs/posix-loader.md): Linux's own
+ * exit_group, made with the machine's instruction, is a system call the
+ * kernel does not know, and the server takes it as the process's exit with
+ * that status.  arch_syscall() puts the number and the first word where
+ * Linux's convention has them on both ports.
+ */
+_Noreturn void px_linux_exit_group(int status)
 {
     for (;;) {
-        word_t mr[ARCH_MSG_REGS] = { status };
-        call(SYS_DEBUG_HALT, 0, msginfo_new(0, 0, 0, 1), mr, NULL);
+        word_t status_word = (word_t)(unsigned)status, info = 0;
+        word_t mr[ARCH_MSG_REGS] = { 0 };
+        arch_syscall(SYS_exit_group, &status_word, &info, mr);
     }
 }
 

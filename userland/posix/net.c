@@ -121,5 +121,5 @@ _Noreturn void lwip_port_assert_failed(const char *msg, const char *file, int li
     char text[256];
     int n = snprintf(text, sizeof text, "lwIP assertion failed: %s at %s:%d\n", msg, file, line);
     px_console_write(text, n > 0 && (size_t)n < sizeof text ? (size_t)n : sizeof text - 1);
-    px_halt(3);
+    px_exit_group(134);         /* as abort() would end it */
 }

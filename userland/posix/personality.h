@@ -54,7 +54,7 @@ void px_unlock(void);
 
 /* ---- Kernel calls (kernel.c) */
 void px_console_write(const char *s, size_t len);
-_Noreturn void px_halt(word_t status);
+_Noreturn void px_linux_exit_group(int status);  /* the end of the process, through its fault handler */
 word_t px_invoke(cptr_t cap, word_t label, word_t count, const word_t *args);
 void px_wait(cptr_t ntfn);               /* block until ntfn is signalled */
 void px_signal(cptr_t ntfn);

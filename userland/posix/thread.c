@@ -286,16 +286,8 @@ _Noreturn void px_thread_exit(void)
 
 _Noreturn void px_exit_group(int status)
 {
-    const struct posix_start *start = posix_start_page;
-    struct net_channel *ch = start->channel;
-    if (!ch)
-        px_halt((word_t)status);
-    /* A network process tells the root task it stopped serving, then stops every thread. */
-    channel_report(&ch->state, ch->driver, CHANNEL_FAILED);
-    int self = px_self();
-    for (int k = 0; k < (int)start->nthreads; k++)
-        if (k != self)
-            px_invoke(start->threads[k].tcb, TCB_SUSPEND, 0, NULL);
-    for (;;)
-        px_invoke(start->threads[self].tcb, TCB_SUSPEND, 0, NULL);
+    struct net_channel *ch = posix_start_page->channel;
+    if (ch)
+        channel_report(&ch->state, ch->driver, CHANNEL_FAILED);     /* it serves no more */
+    px_linux_exit_group(status);
 }

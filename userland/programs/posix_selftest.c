@@ -4,8 +4,8 @@
  * calls the personality implements and checks what comes back, including
  * the errors.  It prints one record,
  *     @@ {"posix_selftest": {"<check>": true|false, ...}, "failed": N}
- * and exits with the number of failed checks (exit_group ends the run with
- * that status when the process has no network).
+ * and exits with the number of failed checks (app=posix ends the run with
+ * that status).
  */
 #define _GNU_SOURCE
 #include <errno.h>
