@@ -222,3 +222,22 @@ def test_core_not_online_is_refused():
     assert "posix: core 9 is not online (4 cores)" in run.log
     assert not run.of_type("posix_start_check")
     assert run.status == 2 and run.done_status == 2
+
+
+@pytest.mark.skipif(not LWIP_PRESENT, reason="this build has no lwIP: the app redis is absent")
+def test_redis_impl_posix_makes_one_process_per_instance():
+    """4 CPUs: three processes, on cores 1..3, each with its own port and channel.  The driver's
+    loop starts only once all three are made; the first to exit ends the run, so the others may
+    not have printed yet: every record printed must fit its instance."""
+    run = posix_run("x86_64", 4, "impl=posix heap_mb=4", app="redis", net=True)
+    assert "could not be made" not in run.log
+    assert "ended with status 0 before serving" in run.log
+    checks = [r["posix_start_check"] for r in run.of_type("posix_start_check")]
+    assert checks, run.log[-3000:]
+    for check in checks:
+        k = check["core"] - 1
+        assert 0 <= k < 3 and check["start"]["core"] == k + 1
+        assert check["argv"][:3] == ["redis-server", "--port", str(6379 + k)]
+        assert check["channel_port"] == 6379 + k
+    assert len({c["start"]["channel"] for c in checks}) == len(checks)
+    assert run.status == 2 and run.done_status == 2
