@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import qemu_run
-from conftest import LWIP_PRESENT, REPO, boot, needs_arm_tools, on_port
+from conftest import LWIP_PRESENT, REPO, boot, build, needs_arm_tools, on_port
 
 POSIX_START_MAGIC = 0x706F7378
 POSIX_START_VADDR_HEAP = 0x40000000
@@ -160,6 +160,36 @@ def test_executing_data_faults(arch, cpus):
     assert fault["ip"] == target and fault["address"] == target
     assert not run.of_type("posix_check_fault_missed")
     assert run.status == STATUS_SIGSEGV and "kernel invariants hold" in run.log
+
+
+def load_end(path: Path) -> int:
+    """The end of the highest PT_LOAD segment of a little-endian ELF64."""
+    data = path.read_bytes()
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    ends = []
+    for i in range(phnum):
+        p_type, _, _, vaddr, _, _, memsz, _ = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+        if p_type == 1:
+            ends.append(vaddr + memsz)
+    return max(ends)
+
+
+@pytest.mark.parametrize("where", ["root task's IPC buffer", "root task's image"])
+def test_nothing_of_the_root_task_is_mapped(where):
+    """At the root task's IPC buffer address, and in the root task's image past the program's
+    own segments (both are linked at 0x400000), the process finds nothing."""
+    if where == "root task's IPC buffer":
+        address = 0x10001000
+    else:
+        root_elf = build("x86_64", "bkl", posix_program=str(program("x86_64"))) / "root.elf"
+        address = (load_end(root_elf) - 1) & ~4095
+        assert address >= load_end(program("x86_64")) + 4096, "the root task's image is no larger"
+    run = posix_run("x86_64", 1, f"argv=posix_check,read={address:#x}")
+    fault = only_record(run, "posix_fault")
+    assert fault["type"] == "vm" and fault["address"] == address and fault["fetch"] is False
+    assert not run.of_type("posix_check_fault_missed")
+    assert run.status == STATUS_SIGSEGV
 
 
 def refused(run) -> str:
