@@ -63,13 +63,16 @@ endif
 
 # Variants that differ only in build options get their own folder too, so
 # that every build sits beside the others and none overwrites another.
-# An embedded POSIX program names the folder too (its file name and a checksum of its full
-# path): builds of one variant with different programs, or none, each keep their own root
-# task and kernel.
+VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))
+# OBJ holds the variant's objects; BUILD its root task, kernel and boot images.  They are one
+# folder, but for a build with an embedded POSIX program (docs/posix-loader.md), whose images
+# go into a folder of their own inside the variant's, named by the program's file name and a
+# checksum of its full path: builds with different programs, or none, share every object but
+# the two that hold another file's bytes, and none overwrites another's images.
 POSIX_PROGRAM ?=
-POSIX_TAG := $(if $(POSIX_PROGRAM),-posix-$(notdir $(POSIX_PROGRAM))-$(shell printf '%s' '$(abspath $(POSIX_PROGRAM))' | cksum | cut -d' ' -f1))
-VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$(DEBUG)),-nodebug)$(if $(filter 1,$(UNSAFE)),-unsafe)$(if $(filter-out 8,$(NCPUS)),-n$(NCPUS))$(POSIX_TAG)
-BUILD   := build/$(VARIANT)
+POSIX_TAG := $(if $(POSIX_PROGRAM),/posix-$(notdir $(POSIX_PROGRAM))-$(shell printf '%s' '$(abspath $(POSIX_PROGRAM))' | cksum | cut -d' ' -f1))
+OBJ     := build/$(VARIANT)
+BUILD   := $(OBJ)$(POSIX_TAG)
 # Defined before arch/*/build.mk, whose boot-image rules name it as a prerequisite.
 KERNEL_ELF := $(BUILD)/kernel.elf
 
@@ -87,7 +90,7 @@ COMMON   := -std=c11 -ffreestanding -fno-builtin -fno-common -fno-stack-protecto
 KERNEL_INC := -Ikernel -Ikernel/uapi -Iarch/$(ARCH)/include -Ilock -Ilock/variant/$(LOCK) -Ilock/$(LOCK_ARCH)
 LOCK_SRC   := lock/$(LOCK).c lock/clh.c lock/brlock.c lock/lockstats.c
 KERNEL_SRC := $(wildcard kernel/*.c kernel/*.S) $(ARCH_KERNEL_SRC) $(LOCK_SRC)
-KERNEL_OBJ := $(patsubst %,$(BUILD)/%.o,$(KERNEL_SRC))
+KERNEL_OBJ := $(patsubst %,$(OBJ)/%.o,$(filter-out kernel/root_image.S,$(KERNEL_SRC))) $(BUILD)/root_image.S.o
 
 # ---- the root task (userland and benchmarks, linked into one ELF); of the kernel it sees only the ABI
 USER_INC := -Iuserland/include -Ikernel/uapi -Iarch/$(ARCH)/user
@@ -111,8 +114,7 @@ else
 USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) \
             userland/tests/without_lwip/test_lwip_skipped.c
 endif
-USER_SRC += userland/roottask/program_image.S
-USER_OBJ := $(patsubst %,$(BUILD)/user/%.o,$(USER_SRC))
+USER_OBJ := $(patsubst %,$(OBJ)/user/%.o,$(USER_SRC)) $(BUILD)/program_image.S.o
 
 include userland/posix/build.mk
 
@@ -123,15 +125,18 @@ all: kernel
 kernel: $(KERNEL_ELF)
 
 # The two files that print the source revision are rebuilt whenever it changes.
-GIT_REV_USERS := $(BUILD)/kernel/boot.c.o $(BUILD)/user/userland/lib/env.c.o
-GIT_REV_STAMP := $(BUILD)/git-rev-$(GIT_REV)
+GIT_REV_USERS := $(OBJ)/kernel/boot.c.o $(OBJ)/user/userland/lib/env.c.o
+GIT_REV_STAMP := $(OBJ)/git-rev-$(GIT_REV)
 $(GIT_REV_STAMP):
-	@mkdir -p $(BUILD) && rm -f $(BUILD)/git-rev-* && touch $@
+	@mkdir -p $(OBJ) && rm -f $(OBJ)/git-rev-* && touch $@
 $(GIT_REV_USERS): $(GIT_REV_STAMP)
 $(GIT_REV_USERS): DEFS += -DGIT_REV='"$(GIT_REV)"'
 
-$(BUILD)/kernel/root_image.S.o: $(ROOT_ELF)
-$(BUILD)/kernel/root_image.S.o: DEFS += -DROOT_ELF='"$(ROOT_ELF)"'
+# The two objects that hold another file's bytes (.incbin) are BUILD's own: the root task's
+# image in the kernel, and the POSIX program in the root task.
+$(BUILD)/root_image.S.o: kernel/root_image.S $(ROOT_ELF)
+	@mkdir -p $(dir $@)
+	$(KCC) $(ARCH_KASFLAGS) $(DEFS) -DROOT_ELF='"$(ROOT_ELF)"' $(KERNEL_INC) -c $< -o $@
 
 # The POSIX program (docs/posix-loader.md): POSIX_PROGRAM without its debug sections (the
 # port's objcopy; a file it cannot read goes in as it is, for the loader to judge), or nothing,
@@ -145,12 +150,13 @@ $(POSIX_IMAGE): $(POSIX_PROGRAM) FORCE
 	@src=$(if $(POSIX_PROGRAM),$(POSIX_PROGRAM),/dev/null); \
 	 $(POSIX_OBJCOPY) --strip-debug $$src $@.new 2>/dev/null || cp $$src $@.new; \
 	 if cmp -s $@.new $@; then rm $@.new; else mv $@.new $@; fi
-$(BUILD)/user/userland/roottask/program_image.S.o: $(POSIX_IMAGE)
-$(BUILD)/user/userland/roottask/program_image.S.o: DEFS += -DPOSIX_PROGRAM_IMAGE='"$(POSIX_IMAGE)"'
+$(BUILD)/program_image.S.o: userland/roottask/program_image.S $(POSIX_IMAGE)
+	@mkdir -p $(dir $@)
+	$(KCC) $(ARCH_UASFLAGS) $(DEFS) -DPOSIX_PROGRAM_IMAGE='"$(POSIX_IMAGE)"' $(USER_INC) -c $< -o $@
 .PHONY: FORCE
 FORCE:
 
-$(BUILD)/%.c.o: %.c
+$(OBJ)/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(KCC) $(COMMON) $(ARCH_KCFLAGS) $(DEFS) $(KERNEL_INC) -c $< -o $@
 
@@ -158,10 +164,10 @@ $(BUILD)/%.c.o: %.c
 # register kept: the port's ARCH_FASTPATH_CFLAGS may declare every register
 # clobbered by calls, which spares the fastpath the prologue that saves them
 # (arch/*/build.mk).  Nothing in kernel/fastpath.c may return to another file.
-$(BUILD)/kernel/fastpath.c.o: ARCH_KCFLAGS += $(ARCH_FASTPATH_CFLAGS)
-$(BUILD)/kernel/fastpath.c.o: arch/$(ARCH)/build.mk
+$(OBJ)/kernel/fastpath.c.o: ARCH_KCFLAGS += $(ARCH_FASTPATH_CFLAGS)
+$(OBJ)/kernel/fastpath.c.o: arch/$(ARCH)/build.mk
 
-$(BUILD)/%.S.o: %.S
+$(OBJ)/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(KCC) $(ARCH_KASFLAGS) $(DEFS) $(KERNEL_INC) -MMD -MP -c $< -o $@
 
@@ -169,18 +175,18 @@ $(KERNEL_ELF): $(KERNEL_OBJ) arch/$(ARCH)/kernel.ld
 	$(KCC) $(ARCH_KLDFLAGS) -nostdlib -T arch/$(ARCH)/kernel.ld -o $@ $(KERNEL_OBJ) $(ARCH_LIBGCC)
 	@echo "built $@"
 
-$(BUILD)/user/%.c.o: %.c
+$(OBJ)/user/%.c.o: %.c
 	@mkdir -p $(dir $@)
 	$(KCC) $(COMMON) $(ARCH_UCFLAGS) $(DEFS) $(USER_INC) -c $< -o $@
 
 # lwIP is third-party code: it keeps to its own warning level, and its <string.h> and <stdlib.h>
 # are the shims in userland/net/std.
 LWIP_WARN := -Wall -Wno-address
-$(BUILD)/user/$(LWIP_DIR)/%.c.o: $(LWIP_DIR)/%.c
+$(OBJ)/user/$(LWIP_DIR)/%.c.o: $(LWIP_DIR)/%.c
 	@mkdir -p $(dir $@)
 	$(KCC) $(filter-out $(WARN),$(COMMON)) $(LWIP_WARN) $(ARCH_UCFLAGS) $(DEFS) -Iuserland/net/std $(USER_INC) -c $< -o $@
 
-$(BUILD)/user/%.S.o: %.S
+$(OBJ)/user/%.S.o: %.S
 	@mkdir -p $(dir $@)
 	$(KCC) $(ARCH_UASFLAGS) $(DEFS) $(USER_INC) -MMD -MP -c $< -o $@
 

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import qemu_run
-from conftest import LWIP_PRESENT, REPO, boot, needs_arm_tools, on_port
+from conftest import LWIP_PRESENT, REPO, boot, build, needs_arm_tools, on_port
 
 POSIX_START_MAGIC = 0x706F7378
 POSIX_START_VADDR_HEAP = 0x40000000
@@ -162,6 +162,36 @@ def test_executing_data_faults(arch, cpus):
     assert run.status == STATUS_SIGSEGV and "kernel invariants hold" in run.log
 
 
+def load_end(path: Path) -> int:
+    """The end of the highest PT_LOAD segment of a little-endian ELF64."""
+    data = path.read_bytes()
+    phoff, = struct.unpack_from("<Q", data, 32)
+    phentsize, phnum = struct.unpack_from("<HH", data, 54)
+    ends = []
+    for i in range(phnum):
+        p_type, _, _, vaddr, _, _, memsz, _ = struct.unpack_from("<IIQQQQQQ", data, phoff + i * phentsize)
+        if p_type == 1:
+            ends.append(vaddr + memsz)
+    return max(ends)
+
+
+@pytest.mark.parametrize("where", ["root task's IPC buffer", "root task's image"])
+def test_nothing_of_the_root_task_is_mapped(where):
+    """At the root task's IPC buffer address, and in the root task's image past the program's
+    own segments (both are linked at 0x400000), the process finds nothing."""
+    if where == "root task's IPC buffer":
+        address = 0x10001000
+    else:
+        root_elf = build("x86_64", "bkl", posix_program=str(program("x86_64"))) / "root.elf"
+        address = (load_end(root_elf) - 1) & ~4095
+        assert address >= load_end(program("x86_64")) + 4096, "the root task's image is no larger"
+    run = posix_run("x86_64", 1, f"argv=posix_check,read={address:#x}")
+    fault = only_record(run, "posix_fault")
+    assert fault["type"] == "vm" and fault["address"] == address and fault["fetch"] is False
+    assert not run.of_type("posix_check_fault_missed")
+    assert run.status == STATUS_SIGSEGV
+
+
 def refused(run) -> str:
     lines = [l for l in run.log.splitlines() if "the embedded program is refused" in l]
     assert run.status == 2 and run.done_status == 2, run.log[-2000:]
@@ -221,4 +251,23 @@ def test_core_not_online_is_refused():
     run = posix_run("x86_64", 4, "argv=posix_check core=9")
     assert "posix: core 9 is not online (4 cores)" in run.log
     assert not run.of_type("posix_start_check")
+    assert run.status == 2 and run.done_status == 2
+
+
+@pytest.mark.skipif(not LWIP_PRESENT, reason="this build has no lwIP: the app redis is absent")
+def test_redis_impl_posix_makes_one_process_per_instance():
+    """4 CPUs: three processes, on cores 1..3, each with its own port and channel.  The driver's
+    loop starts only once all three are made; the first to exit ends the run, so the others may
+    not have printed yet: every record printed must fit its instance."""
+    run = posix_run("x86_64", 4, "impl=posix heap_mb=4", app="redis", net=True)
+    assert "could not be made" not in run.log
+    assert "ended with status 0 before serving" in run.log
+    checks = [r["posix_start_check"] for r in run.of_type("posix_start_check")]
+    assert checks, run.log[-3000:]
+    for check in checks:
+        k = check["core"] - 1
+        assert 0 <= k < 3 and check["start"]["core"] == k + 1
+        assert check["argv"][:3] == ["redis-server", "--port", str(6379 + k)]
+        assert check["channel_port"] == 6379 + k
+    assert len({c["start"]["channel"] for c in checks}) == len(checks)
     assert run.status == 2 and run.done_status == 2

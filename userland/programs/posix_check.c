@@ -9,8 +9,9 @@
  * clock page that the clock advances, and the network channel's port when
  * it has a channel.  It then ends with Linux's
  * exit_group (status 0, or N with the word `exit=N` in argv).  With the
- * word `fault` in argv it instead writes to its read-only data, and with
- * `exec` it calls into its .data, which is execute-never: either must
+ * word `fault` in argv it instead writes to its read-only data, with
+ * `exec` it calls into its .data, which is execute-never, and with
+ * `read=ADDR` it reads an address where nothing is mapped: each must
  * fault (the root task's fault server reports it).
  *
  * It has no C library and no personality: it uses the kernel's ABI
@@ -179,12 +180,21 @@ static bool starts_with(const char *s, const char *prefix)
     return true;
 }
 
+/* A number in decimal, or in hex after 0x. */
 static word_t parse_num(const char *s)
 {
-    word_t v = 0;
-    while (*s >= '0' && *s <= '9')
-        v = v * 10 + (word_t)(*s++ - '0');
-    return v;
+    word_t v = 0, base = 10;
+    if (s[0] == '0' && s[1] == 'x') {
+        base = 16;
+        s += 2;
+    }
+    for (;; s++) {
+        word_t d = *s >= '0' && *s <= '9' ? (word_t)(*s - '0')
+                 : base == 16 && *s >= 'a' && *s <= 'f' ? (word_t)(*s - 'a' + 10) : base;
+        if (d >= base)
+            return v;
+        v = v * base + d;
+    }
 }
 
 static bool all_zero(const volatile unsigned char *p, size_t n)
@@ -320,7 +330,7 @@ void posix_check_main(word_t *sp)
     word_t *auxv = (word_t *)(envp + envc + 1);
 
     bool fault = false, exec = false;
-    word_t status = 0;
+    word_t status = 0, read_at = 0;
     for (word_t i = 1; i < argc; i++) {
         if (streq(argv[i], "fault"))
             fault = true;
@@ -328,6 +338,8 @@ void posix_check_main(word_t *sp)
             exec = true;
         else if (starts_with(argv[i], "exit="))
             status = parse_num(argv[i] + 5);
+        else if (starts_with(argv[i], "read="))
+            read_at = parse_num(argv[i] + 5);
     }
 
     put("@@ {\"posix_start_check\": {");
@@ -389,6 +401,14 @@ void posix_check_main(word_t *sp)
         put("posix_check: writing to read-only data, which must fault\n");
         flush(ipc);
         *(volatile word_t *)&rodata_word = 1;
+        put("@@ {\"posix_check_fault_missed\": true}\n");
+        flush(ipc);
+        status = 1;
+    }
+    if (read_at) {
+        put("posix_check: reading an address the loader promised nothing at, which must fault\n");
+        flush(ipc);
+        status = *(volatile word_t *)read_at;
         put("@@ {\"posix_check_fault_missed\": true}\n");
         flush(ipc);
         status = 1;

@@ -146,10 +146,18 @@ static bool server_start(void)
     if (obj_alloc(OBJ_ENDPOINT, 0, &ep) != E_OK)
         return false;
     struct thread_opts o = { .prio = FAULT_SERVER_PRIO, .core = 0 };
-    if (thread_create(&server, &o) != E_OK)
+    if (thread_create(&server, &o) != E_OK) {
+        slot_drop(&ep);
         return false;
+    }
+    /* Set before the server runs, which receives on it; cleared again if it cannot run. */
     fault_endpoint = ep;
-    return thread_start(&server, serve, NULL) == E_OK;
+    if (thread_start(&server, serve, NULL) != E_OK) {
+        fault_endpoint = 0;
+        slot_drop(&ep);
+        return false;
+    }
+    return true;
 }
 
 word_t posix_fault_free_index(void)
