@@ -69,6 +69,28 @@ long __posix_syscall(long n, long a, long b, long c, long d, long e, long f)
 #ifdef SYS_pipe
     case SYS_pipe:          return px_pipe2(P(a), 0);
 #endif
+    /* paths: there is no file system (fd.c) */
+#ifdef SYS_stat
+    case SYS_stat: case SYS_lstat:
+#endif
+#ifdef SYS_stat64
+    case SYS_stat64: case SYS_lstat64:
+#endif
+#ifdef SYS_access
+    case SYS_access:
+#endif
+#ifdef SYS_readlink
+    case SYS_readlink:
+#endif
+    case SYS_faccessat: case SYS_readlinkat: case SYS_statx:
+        return -ENOENT;
+#ifdef SYS_newfstatat
+    case SYS_newfstatat:
+#endif
+#ifdef SYS_fstatat64
+    case SYS_fstatat64:
+#endif
+        return b && !*(const char *)P(b) && (d & AT_EMPTY_PATH) ? px_fstat((int)a, P(c)) : -ENOENT;
     case SYS_lseek:         return fd_get((int)a) ? -ESPIPE : -EBADF;
 #ifdef SYS__llseek
     case SYS__llseek:       return fd_get((int)a) ? -ESPIPE : -EBADF;
