@@ -349,6 +349,10 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         print("qemu_run: -icount shift=0: the cycle counter counts instructions; "
               "figures are instructions, not cycles", flush=True)
     words = [w for w in args.cmdline.split() if not w.startswith(("accel=", "icount="))]
+    # The guest has no clock of the day it reads itself: POSIX processes take the host's
+    # (docs/posix.md).  Under -icount guest time then runs at one instruction per nanosecond.
+    if not any(w.startswith("realtime=") for w in words):
+        words.append(f"realtime={int(time.time())}")
     cmdline = " ".join(words + [f"accel={accel}", f"icount={int(args.icount)}"])
     uboot = Path(args.uboot) if args.uboot else None
     if uboot is not None and (args.arch != "arm-imx6" or not uboot.is_file()):

@@ -43,6 +43,9 @@ struct posix_start {
     word_t core;                    /* the core every thread of the process runs on */
     word_t cycle_hz;                /* ticks per second of the arch cycle counter (bootinfo) */
     word_t clock_vaddr;             /* arm-imx6: the global timer's page, mapped read-only; else 0 */
+    word_t realtime;                /* Unix time (s) when the cycle counter read 0, from the boot
+                                     * command line's realtime= (tools/qemu_run.py gives the host's
+                                     * clock); 0: unknown */
     word_t heap_vaddr;              /* brk and mmap carve their memory from here: */
     word_t heap_size;               /*   mapped read-write and zeroed */
     struct net_channel *channel;    /* the channel to the NIC driver (same address here), or NULL */

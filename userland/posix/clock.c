@@ -4,10 +4,10 @@
  *
  * CLOCK_MONOTONIC (and the boot-time and CPU-time clocks, which a single
  * process on its own core may take as the same) counts from boot.
- * CLOCK_REALTIME has no battery clock to start from: it is the monotonic
- * clock plus REALTIME_AT_BOOT, a fixed instant, so that wall-clock times
- * are plausible and move at the right rate.  Redis only needs it to move
- * forward steadily (expiry times, INFO).
+ * CLOCK_REALTIME is the monotonic clock plus the Unix time at which the
+ * counter read 0, which the boot command line gives (the start page's
+ * realtime); the guest has no battery clock it reads itself.  Without it,
+ * a fixed instant, REALTIME_AT_BOOT, keeps wall-clock times plausible.
  */
 #include <errno.h>
 #include <time.h>
@@ -43,8 +43,10 @@ long px_clock_gettime(int clock, struct timespec *ts)
     if (!known_clock(clock))
         return -EINVAL;
     uint64_t ns = px_now_ns();
-    if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE)
-        ns += REALTIME_AT_BOOT * NS;
+    if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE) {
+        uint64_t boot = posix_start_page->realtime ? posix_start_page->realtime : REALTIME_AT_BOOT;
+        ns += boot * NS;
+    }
     ts->tv_sec = (time_t)(ns / NS);
     ts->tv_nsec = (long)(ns % NS);
     return 0;

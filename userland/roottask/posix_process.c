@@ -571,6 +571,7 @@ word_t posix_process_create(const struct posix_process_opts *o, struct posix_pro
     p->state = POSIX_RUNNING;
     p->start = (struct posix_start){
         .magic = POSIX_START_MAGIC, .core = o->core, .cycle_hz = bootinfo->cycle_hz,
+        .realtime = arg_word("realtime", 0),
         .heap_vaddr = POSIX_HEAP_VADDR, .heap_size = PAGE_UP(o->heap_size), .channel = o->channel,
     };
     l.storage_bits = storage_bits_for(pages, o->heap_size);
