@@ -28,4 +28,4 @@ $(ARCH_ISO): $(KERNEL_ELF) arch/x86_64/grub.cfg
 
 # The in-guest test of floating point as the compiler uses it keeps doubles in SSE registers
 # (userland/tests/test_fpu_double.c): the one user file built without -mgeneral-regs-only.
-$(BUILD)/user/userland/tests/test_fpu_double.c.o: ARCH_UCFLAGS := $(filter-out -mgeneral-regs-only,$(ARCH_UCFLAGS))
+$(OBJ)/user/userland/tests/test_fpu_double.c.o: ARCH_UCFLAGS := $(filter-out -mgeneral-regs-only,$(ARCH_UCFLAGS))
