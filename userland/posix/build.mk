@@ -45,6 +45,8 @@ posix-sources:
 	@test -f $(MUSL_DIR)/src/internal/syscall.h || { echo "$(MUSL_DIR) is missing: make deps fetches Debian's musl source"; exit 1; }
 	@test -f $(REDIS_DIR)/src/server.c || { echo "$(REDIS_DIR) is missing: make deps fetches Debian's redis source"; exit 1; }
 	@test -f $(LWIP_DIR)/src/core/tcp.c || { echo "$(LWIP_DIR) is missing: make deps fetches Debian's lwip source"; exit 1; }
+	@test -n "$(POSIX_PERSONALITY_SRC)" || { echo "userland/posix has no personality (*.c) to link with"; \
+	    echo "(POSIX_PERSONALITY_SRC=tests/host/posix_enosys.c links a stub whose every call fails)"; exit 1; }
 .PHONY: posix-sources
 
 # A file holding a value of the build (flags, a file list), rewritten only when the value
