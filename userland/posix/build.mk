@@ -138,9 +138,9 @@ $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 POSIX_HOSTTEST  := $(POSIX_DIR)/hosttest
 POSIX_HOSTCALLS := $(POSIX_HOSTTEST)/libhostcalls.a
 .PHONY: posix-hosttest
-posix-hosttest: $(POSIX_HOSTTEST)/hook-program $(POSIX_HOSTTEST)/redis-server
+posix-hosttest: $(POSIX_HOSTTEST)/hook-program $(POSIX_HOSTTEST)/redis-server $(POSIX_HOSTTEST)/trap-regs
 
-$(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o: POSIX_CFLAGS += -Itests/host/posix_linux/$(ARCH)
+$(POSIX_DIR)/obj/tests/host/%.c.o: POSIX_CFLAGS += -Itests/host/posix_linux/$(ARCH)
 
 $(POSIX_HOSTCALLS): $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o \
                     $(POSIX_DIR)/obj/arch/$(ARCH)/user/posix_trap.S.o
@@ -151,10 +151,17 @@ $(POSIX_HOSTCALLS): $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o \
 $(POSIX_HOSTTEST)/hook-program: tests/host/posix_hook_program.c $(POSIX_HOSTCALLS)
 	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(POSIX_CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
+# The trap's register check is its own personality (tests/host/posix_trap_regs.c).
+POSIX_TRAP_REGS_OBJ := $(addprefix $(POSIX_DIR)/obj/,tests/host/posix_trap_regs.c.o \
+                         tests/host/posix_linux/$(ARCH)/trap_regs.S.o arch/$(ARCH)/user/posix_trap.S.o)
+$(POSIX_HOSTTEST)/trap-regs: $(POSIX_TRAP_REGS_OBJ)
+	@mkdir -p $(@D)
+	POSIX_PERSONALITY= $(POSIX_CC) -o $@ $^
+
 $(POSIX_HOSTTEST)/redis-server: $(POSIX_HOSTCALLS) $(POSIX_REDIS)
 	rm -f $(POSIX_DIR)/redis/src/redis-server
 	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server \
 	    >$(POSIX_HOSTTEST)/redis-link.log 2>&1 || { cat $(POSIX_HOSTTEST)/redis-link.log; exit 1; }
 	mv $(POSIX_DIR)/redis/src/redis-server $@
 $(POSIX_HOSTTEST)/redis-server: MAKEOVERRIDES :=
--include $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.d
+-include $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.d $(POSIX_DIR)/obj/tests/host/posix_trap_regs.c.d
