@@ -36,7 +36,7 @@ POSIX_LIB_OBJ := $(patsubst %,$(POSIX_DIR)/obj/%.o,$(POSIX_LIB_SRC))
 POSIX_CFLAGS  := -std=c11 -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
                  -Ikernel/uapi -Iarch/$(ARCH)/user -I$(LWIP_DIR)/src/include
 
-.PHONY: posix posix-sysroot FORCE
+.PHONY: posix posix-sysroot posix-sources FORCE
 FORCE:
 posix: $(POSIX_REDIS)
 posix-sysroot: $(POSIX_LIBC)
@@ -47,7 +47,6 @@ posix-sources:
 	@test -f $(LWIP_DIR)/src/core/tcp.c || { echo "$(LWIP_DIR) is missing: make deps fetches Debian's lwip source"; exit 1; }
 	@test -n "$(POSIX_PERSONALITY_SRC)" || { echo "userland/posix has no personality (*.c) to link with"; \
 	    echo "(POSIX_PERSONALITY_SRC=tests/host/posix_enosys.c links a stub whose every call fails)"; exit 1; }
-.PHONY: posix-sources
 
 # A file holding a value of the build (flags, a file list), rewritten only when the value
 # changes, so that what depends on it is rebuilt exactly then.
@@ -68,6 +67,10 @@ $(POSIX_DIR)/musl/.patched: $(MUSL_DIR)/VERSION $(POSIX_MUSL_PATCHES) $(POSIX_DI
 	for p in $(POSIX_MUSL_PATCHES); do patch -p1 -s -d $(POSIX_DIR)/musl <$$p || exit 1; done
 	touch $@
 
+# The sysroot: musl installed, then checked for a system-call instruction left in libc.a.
+# Redis links ARM32 Linux with -latomic.  ARMv7-A has ldrexd/strexd, so gcc inlines even the
+# 64-bit atomics and nothing needs libatomic: the sysroot has an empty one, as musl has empty
+# libm.a and libpthread.a.  A call it would have to provide fails the link instead.
 $(POSIX_LIBC): $(POSIX_DIR)/musl/.patched
 	rm -rf $(POSIX_SYSROOT)
 	cd $(POSIX_DIR)/musl && ./configure --prefix=$(CURDIR)/$(POSIX_SYSROOT) --disable-shared \
@@ -79,10 +82,6 @@ $(POSIX_LIBC): $(POSIX_DIR)/musl/.patched
 	$(POSIX_AR) rcs $(POSIX_SYSROOT)/lib/libatomic.a
 	touch $@
 	@echo "built $(POSIX_SYSROOT)"
-
-# Redis links ARM32 Linux with -latomic.  ARMv7-A has ldrexd/strexd, so gcc inlines even the
-# 64-bit atomics and nothing needs libatomic: the sysroot has an empty one, as musl has empty
-# libm.a and libpthread.a.  A call it would have to provide fails the link instead.
 
 # What must not be left in libc.a: the system call instruction of the port.
 POSIX_OBJDUMP_x86_64     := objdump
