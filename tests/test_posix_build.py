@@ -4,9 +4,10 @@ the personality library and Debian's Redis 7.0.15, built by `make posix` for bot
 On both ports: nothing in musl's libc.a executes the system-call instruction, and redis-server
 links as a static image of the port (ARM: soft-float, int-sized enums) that keeps out of the
 root task's window and executes that instruction only in the personality's own functions.
-The hook itself, on the x86_64 host and for arm-imx6 under qemu-arm: a program and Redis
-linked with a personality that passes each call on to Linux (tests/host/posix_hostcalls.c) run
-correctly, with calls arriving both as C calls and through the trap.  Until userland/posix has a personality, libposix.a is built
+The hook itself, on the x86_64 host and for arm-imx6 under qemu-arm: the trap keeps every
+register its contract says it keeps, and a program and Redis linked with a personality that
+passes each call on to Linux (tests/host/posix_hostcalls.c) run correctly, with calls arriving
+both as C calls and through the trap.  Until userland/posix has a personality, libposix.a is built
 with tests/host/posix_enosys.c, which only lets the images link.
 
 `make posix` builds each port once (about a minute and a half per port on 2 cores); later
@@ -106,7 +107,8 @@ def functions_executing_syscall(arch: str, path: Path) -> set[str]:
 def test_libc_executes_no_system_call(arch):
     out = built(arch)
     libc = out / "sysroot/lib/libc.a"
-    assert functions_executing_syscall(arch, libc) == set()
+    for part in [libc, *sorted((out / "sysroot/lib").glob("*.o"))]:
+        assert functions_executing_syscall(arch, part) == set(), part.name
     relocs = subprocess.run([TOOLS[arch]["objdump"], "-dr", str(libc)], capture_output=True,
                             text=True, check=True).stdout
     # clone (twice), vfork, syscall_cp, the restorer(s), x86_64's __set_thread_area.
@@ -170,6 +172,17 @@ def hosttest(request):
     built(arch)
     make("posix-hosttest", f"ARCH={arch}")
     return arch, ROOT / "build/posix" / arch / "hosttest"
+
+
+def test_trap_keeps_registers(hosttest):
+    """__posix_syscall_trap, called with every register set (and the stack pointer aligned or
+    not) into a personality that overwrites every register C lets it, hands the personality the
+    number and arguments and returns with only the result (and x86_64's rcx, r11) changed."""
+    arch, folder = hosttest
+    proc = subprocess.run([*RUNNER[arch], str(folder / "trap-regs")], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.splitlines() == ["misalign 0: kept", "misalign 1: kept"]
 
 
 def test_hook_program(hosttest):

@@ -37,7 +37,7 @@ POSIX_LIB_OBJ := $(patsubst %,$(POSIX_DIR)/obj/%.o,$(POSIX_LIB_SRC))
 POSIX_CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
                  -Ikernel/uapi -Iarch/$(ARCH)/user -I$(LWIP_DIR)/src/include
 
-.PHONY: posix posix-sysroot FORCE
+.PHONY: posix posix-sysroot posix-sources FORCE
 FORCE:
 posix: $(POSIX_REDIS)
 posix-sysroot: $(POSIX_LIBC)
@@ -46,7 +46,8 @@ posix-sources:
 	@test -f $(MUSL_DIR)/src/internal/syscall.h || { echo "$(MUSL_DIR) is missing: make deps fetches Debian's musl source"; exit 1; }
 	@test -f $(REDIS_DIR)/src/server.c || { echo "$(REDIS_DIR) is missing: make deps fetches Debian's redis source"; exit 1; }
 	@test -f $(LWIP_DIR)/src/core/tcp.c || { echo "$(LWIP_DIR) is missing: make deps fetches Debian's lwip source"; exit 1; }
-.PHONY: posix-sources
+	@test -n "$(POSIX_PERSONALITY_SRC)" || { echo "userland/posix has no personality (*.c) to link with"; \
+	    echo "(POSIX_PERSONALITY_SRC=tests/host/posix_enosys.c links a stub whose every call fails)"; exit 1; }
 
 # A file holding a value of the build (flags, a file list), rewritten only when the value
 # changes, so that what depends on it is rebuilt exactly then.
@@ -67,6 +68,10 @@ $(POSIX_DIR)/musl/.patched: $(MUSL_DIR)/VERSION $(POSIX_MUSL_PATCHES) $(POSIX_DI
 	for p in $(POSIX_MUSL_PATCHES); do patch -p1 -s -d $(POSIX_DIR)/musl <$$p || exit 1; done
 	touch $@
 
+# The sysroot: musl installed, then checked for a system-call instruction left in libc.a.
+# Redis links ARM32 Linux with -latomic.  ARMv7-A has ldrexd/strexd, so gcc inlines even the
+# 64-bit atomics and nothing needs libatomic: the sysroot has an empty one, as musl has empty
+# libm.a and libpthread.a.  A call it would have to provide fails the link instead.
 $(POSIX_LIBC): $(POSIX_DIR)/musl/.patched
 	rm -rf $(POSIX_SYSROOT)
 	cd $(POSIX_DIR)/musl && ./configure --prefix=$(CURDIR)/$(POSIX_SYSROOT) --disable-shared \
@@ -78,10 +83,6 @@ $(POSIX_LIBC): $(POSIX_DIR)/musl/.patched
 	$(POSIX_AR) rcs $(POSIX_SYSROOT)/lib/libatomic.a
 	touch $@
 	@echo "built $(POSIX_SYSROOT)"
-
-# Redis links ARM32 Linux with -latomic.  ARMv7-A has ldrexd/strexd, so gcc inlines even the
-# 64-bit atomics and nothing needs libatomic: the sysroot has an empty one, as musl has empty
-# libm.a and libpthread.a.  A call it would have to provide fails the link instead.
 
 # What must not be left in libc.a: the system call instruction of the port.
 POSIX_OBJDUMP_x86_64     := objdump
@@ -137,9 +138,9 @@ $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 POSIX_HOSTTEST  := $(POSIX_DIR)/hosttest
 POSIX_HOSTCALLS := $(POSIX_HOSTTEST)/libhostcalls.a
 .PHONY: posix-hosttest
-posix-hosttest: $(POSIX_HOSTTEST)/hook-program $(POSIX_HOSTTEST)/redis-server
+posix-hosttest: $(POSIX_HOSTTEST)/hook-program $(POSIX_HOSTTEST)/redis-server $(POSIX_HOSTTEST)/trap-regs
 
-$(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o: POSIX_CFLAGS += -Itests/host/posix_linux/$(ARCH)
+$(POSIX_DIR)/obj/tests/host/%.c.o: POSIX_CFLAGS += -Itests/host/posix_linux/$(ARCH)
 
 $(POSIX_HOSTCALLS): $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o \
                     $(POSIX_DIR)/obj/arch/$(ARCH)/user/posix_trap.S.o
@@ -150,10 +151,17 @@ $(POSIX_HOSTCALLS): $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.o \
 $(POSIX_HOSTTEST)/hook-program: tests/host/posix_hook_program.c $(POSIX_HOSTCALLS)
 	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(POSIX_CC) -std=c11 -O2 -g $(WARN) -o $@ $<
 
+# The trap's register check is its own personality (tests/host/posix_trap_regs.c).
+POSIX_TRAP_REGS_OBJ := $(addprefix $(POSIX_DIR)/obj/,tests/host/posix_trap_regs.c.o \
+                         tests/host/posix_linux/$(ARCH)/trap_regs.S.o arch/$(ARCH)/user/posix_trap.S.o)
+$(POSIX_HOSTTEST)/trap-regs: $(POSIX_TRAP_REGS_OBJ)
+	@mkdir -p $(@D)
+	POSIX_PERSONALITY= $(POSIX_CC) -o $@ $^
+
 $(POSIX_HOSTTEST)/redis-server: $(POSIX_HOSTCALLS) $(POSIX_REDIS)
 	rm -f $(POSIX_DIR)/redis/src/redis-server
 	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server \
 	    >$(POSIX_HOSTTEST)/redis-link.log 2>&1 || { cat $(POSIX_HOSTTEST)/redis-link.log; exit 1; }
 	mv $(POSIX_DIR)/redis/src/redis-server $@
 $(POSIX_HOSTTEST)/redis-server: MAKEOVERRIDES :=
--include $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.d
+-include $(POSIX_DIR)/obj/tests/host/posix_hostcalls.c.d $(POSIX_DIR)/obj/tests/host/posix_trap_regs.c.d
