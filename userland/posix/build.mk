@@ -7,7 +7,8 @@
 # Included by the Makefile after the root task's file lists, which it uses (LWIP_SRC) and
 # changes (the trap belongs to POSIX processes only, not to the root task).
 
-USER_OBJ := $(filter-out %/posix_trap.S.o,$(USER_OBJ))
+# The port's posix_* files (the trap, the clock) belong to POSIX processes, not to the root task.
+USER_OBJ := $(filter-out $(OBJ)/user/arch/$(ARCH)/user/posix_%,$(USER_OBJ))
 
 POSIX_DIR       := build/posix/$(ARCH)
 POSIX_SYSROOT   := $(POSIX_DIR)/sysroot

@@ -11,7 +11,6 @@
  */
 #include <errno.h>
 #include <time.h>
-#include <sys/time.h>
 #include <arch_user.h>
 #include "personality.h"
 
@@ -38,40 +37,24 @@ static bool known_clock(int clock)
     }
 }
 
-long px_clock_gettime(int clock, struct timespec *ts)
+long px_clock_now(int clock, uint64_t *ns)
 {
     if (!known_clock(clock))
         return -EINVAL;
-    uint64_t ns = px_now_ns();
+    *ns = px_now_ns();
     if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE) {
         uint64_t boot = posix_start_page->realtime ? posix_start_page->realtime : REALTIME_AT_BOOT;
-        ns += boot * NS;
+        *ns += boot * NS;
     }
-    ts->tv_sec = (time_t)(ns / NS);
-    ts->tv_nsec = (long)(ns % NS);
     return 0;
 }
 
-long px_clock_getres(int clock, struct timespec *ts)
+long px_clock_resolution(int clock, uint64_t *ns)
 {
     if (!known_clock(clock))
         return -EINVAL;
-    if (ts) {
-        uint64_t hz = posix_start_page->cycle_hz ? posix_start_page->cycle_hz : FALLBACK_HZ;
-        ts->tv_sec = 0;
-        ts->tv_nsec = (long)(hz >= NS ? 1 : NS / hz);
-    }
-    return 0;
-}
-
-long px_gettimeofday(struct timeval *tv)
-{
-    if (tv) {
-        struct timespec ts;
-        px_clock_gettime(CLOCK_REALTIME, &ts);
-        tv->tv_sec = ts.tv_sec;
-        tv->tv_usec = ts.tv_nsec / 1000;
-    }
+    uint64_t hz = posix_start_page->cycle_hz ? posix_start_page->cycle_hz : FALLBACK_HZ;
+    *ns = hz >= NS ? 1 : NS / hz;
     return 0;
 }
 
@@ -81,13 +64,13 @@ static bool never_ready(void *ctx)
     return false;
 }
 
-long px_nanosleep(const struct timespec *req, struct timespec *rem)
+long px_sleep(int clock, bool absolute, uint64_t ns)
 {
-    if (req->tv_sec < 0 || req->tv_nsec < 0 || req->tv_nsec >= (long)NS)
-        return -EINVAL;
-    uint64_t deadline = px_now_ns() + (uint64_t)req->tv_sec * NS + (uint64_t)req->tv_nsec;
-    px_block_until(never_ready, NULL, deadline);
-    if (rem)
-        *rem = (struct timespec){ 0, 0 };
+    uint64_t now;
+    long err = px_clock_now(clock, &now);
+    if (err)
+        return err;
+    uint64_t left = !absolute ? ns : ns > now ? ns - now : 0;
+    px_block_until(never_ready, NULL, px_now_ns() + left);
     return 0;
 }

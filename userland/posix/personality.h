@@ -40,7 +40,7 @@ struct ipc_buffer *px_ipcbuf(void);      /* the calling thread's IPC buffer */
 long px_set_tls(unsigned long base);
 long px_clone(unsigned long flags, unsigned long stack, int *parent_tid, int *child_tid,
                  unsigned long tls);
-long px_futex(int *uaddr, int op, int val, unsigned long timeout, int *uaddr2, int val3);
+long px_futex(int *uaddr, int op, int val, uint64_t timeout_ns, int *uaddr2, int val3);  /* UINT64_MAX: none */
 long px_set_tid_address(int *tidptr);
 long px_gettid(void);
 _Noreturn void px_thread_exit(void);
@@ -68,10 +68,9 @@ long px_mremap(unsigned long old, size_t old_len, size_t new_len, int flags, uns
 
 /* ---- Clocks (clock.c) */
 uint64_t px_now_ns(void);                /* monotonic: nanoseconds since boot */
-long px_clock_gettime(int clock, struct timespec *ts);
-long px_clock_getres(int clock, struct timespec *ts);
-long px_gettimeofday(struct timeval *tv);
-long px_nanosleep(const struct timespec *req, struct timespec *rem);
+long px_clock_now(int clock, uint64_t *ns);         /* -EINVAL for a clock that does not exist */
+long px_clock_resolution(int clock, uint64_t *ns);
+long px_sleep(int clock, bool absolute, uint64_t ns);   /* until the clock reads ns, or for ns */
 
 /* ---- The network (net.c): this process's lwIP on its channel to the NIC driver */
 bool px_net_present(void);

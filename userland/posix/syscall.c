@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include "personality.h"
 
 #define ARCH_SET_FS 0x1002
@@ -33,6 +34,74 @@ static void say_unsupported(long n)
 }
 
 #define P(x) ((void *)(x))
+
+/*
+ * Times as the Linux calls pass them: two 64-bit words in the 64-bit calls
+ * (x86_64's, and ARM's *_time64), two 32-bit words in ARM's older ones,
+ * which musl still makes when the seconds fit.
+ */
+struct time64 { int64_t sec, nsec; };
+struct time32 { int32_t sec, nsec; };
+
+static uint64_t ns_from(const void *p, bool wide)
+{
+    if (!p)
+        return UINT64_MAX;
+    int64_t sec = wide ? ((const struct time64 *)p)->sec : ((const struct time32 *)p)->sec;
+    int64_t nsec = wide ? ((const struct time64 *)p)->nsec : ((const struct time32 *)p)->nsec;
+    if (sec < 0 || nsec < 0 || nsec >= 1000000000)
+        return UINT64_MAX - 1;      /* invalid: the callers say EINVAL */
+    return (uint64_t)sec * 1000000000ULL + (uint64_t)nsec;
+}
+
+static void ns_to(void *p, uint64_t ns, bool wide)
+{
+    if (wide)
+        *(struct time64 *)p = (struct time64){ (int64_t)(ns / 1000000000ULL), (int64_t)(ns % 1000000000ULL) };
+    else
+        *(struct time32 *)p = (struct time32){ (int32_t)(ns / 1000000000ULL), (int32_t)(ns % 1000000000ULL) };
+}
+
+static long clock_get(int clock, void *ts, bool wide, bool resolution)
+{
+    uint64_t ns;
+    long err = resolution ? px_clock_resolution(clock, &ns) : px_clock_now(clock, &ns);
+    if (!err && ts)
+        ns_to(ts, ns, wide);
+    return err;
+}
+
+static long clock_sleep(int clock, int flags, const void *req, void *rem, bool wide)
+{
+    uint64_t ns = ns_from(req, wide);
+    if (ns >= UINT64_MAX - 1)
+        return -EINVAL;
+    long err = px_sleep(clock, flags & TIMER_ABSTIME, ns);
+    if (!err && rem && !(flags & TIMER_ABSTIME))
+        ns_to(rem, 0, wide);
+    return err;
+}
+
+/* Only FUTEX_WAIT (0) takes a time; the other operations pass a count in its place. */
+static long futex(long a, long b, long c, const void *timeout, long e, long f, bool wide)
+{
+    uint64_t ns = (b & 0x7f) == 0 ? ns_from(timeout, wide) : UINT64_MAX;
+    if (ns == UINT64_MAX - 1)
+        return -EINVAL;
+    return px_futex(P(a), (int)b, (int)c, ns, P(e), (int)f);
+}
+
+#if defined(__x86_64__)
+static long time_of_day(void *tv)
+{
+    uint64_t ns;
+    px_clock_now(CLOCK_REALTIME, &ns);
+    if (tv)
+        *(struct time64 *)tv = (struct time64){ (int64_t)(ns / 1000000000ULL), (int64_t)(ns % 1000000000ULL / 1000) };
+    return 0;
+}
+#endif
+
 
 long __posix_syscall(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -137,18 +206,20 @@ long __posix_syscall(long n, long a, long b, long c, long d, long e, long f)
     case SYS_mprotect:      return 0;
     case SYS_madvise:       return 0;
     /* clocks */
-#ifdef SYS_clock_gettime64
-    case SYS_clock_gettime64:   return px_clock_gettime((int)a, P(b));
-    case SYS_clock_getres_time64: return px_clock_getres((int)a, P(b));
-    case SYS_clock_nanosleep_time64:
-        return a == CLOCK_MONOTONIC || a == CLOCK_REALTIME ? (b ? -EINVAL : px_nanosleep(P(c), P(d))) : -EINVAL;
-#else
-    case SYS_clock_gettime: return px_clock_gettime((int)a, P(b));
-    case SYS_clock_getres:  return px_clock_getres((int)a, P(b));
-    case SYS_clock_nanosleep:
-        return a == CLOCK_MONOTONIC || a == CLOCK_REALTIME ? (b ? -EINVAL : px_nanosleep(P(c), P(d))) : -EINVAL;
-    case SYS_nanosleep:     return px_nanosleep(P(a), P(b));
-    case SYS_gettimeofday:  return px_gettimeofday(P(a));
+#if defined(__x86_64__)
+    case SYS_clock_gettime: return clock_get((int)a, P(b), true, false);
+    case SYS_clock_getres:  return clock_get((int)a, P(b), true, true);
+    case SYS_clock_nanosleep: return clock_sleep((int)a, (int)b, P(c), P(d), true);
+    case SYS_nanosleep:     return clock_sleep(CLOCK_MONOTONIC, 0, P(a), P(b), true);
+    case SYS_gettimeofday:  return time_of_day(P(a));
+#elif defined(__arm__)
+    case SYS_clock_gettime64:   return clock_get((int)a, P(b), true, false);
+    case SYS_clock_getres_time64: return clock_get((int)a, P(b), true, true);
+    case SYS_clock_nanosleep_time64: return clock_sleep((int)a, (int)b, P(c), P(d), true);
+    case SYS_clock_gettime:     return clock_get((int)a, P(b), false, false);
+    case SYS_clock_getres:      return clock_get((int)a, P(b), false, true);
+    case SYS_clock_nanosleep:   return clock_sleep((int)a, (int)b, P(c), P(d), false);
+    case SYS_nanosleep:         return clock_sleep(CLOCK_MONOTONIC, 0, P(a), P(b), false);
 #endif
     /* threads */
     case SYS_clone:
@@ -158,9 +229,11 @@ long __posix_syscall(long n, long a, long b, long c, long d, long e, long f)
         return px_clone((unsigned long)a, (unsigned long)b, P(c), P(d), (unsigned long)e);
 #endif
 #ifdef SYS_futex_time64
-    case SYS_futex_time64:  return px_futex(P(a), (int)b, (int)c, (unsigned long)d, P(e), (int)f);
+    case SYS_futex_time64:  return futex(a, b, c, P(d), e, f, true);
+    case SYS_futex:         return futex(a, b, c, P(d), e, f, false);
+#else
+    case SYS_futex:         return futex(a, b, c, P(d), e, f, true);
 #endif
-    case SYS_futex:         return px_futex(P(a), (int)b, (int)c, (unsigned long)d, P(e), (int)f);
     case SYS_set_tid_address: return px_set_tid_address(P(a));
     case SYS_gettid:        return px_gettid();
 #if defined(__x86_64__)

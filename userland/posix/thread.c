@@ -178,7 +178,7 @@ static bool woken(void *ctx)
     return !__atomic_load_n(&slots[w->self].futex, __ATOMIC_ACQUIRE);
 }
 
-static long futex_wait(int *uaddr, int val, const struct timespec *timeout)
+static long futex_wait(int *uaddr, int val, uint64_t timeout_ns)
 {
     int self = px_self();
     px_lock();
@@ -188,12 +188,11 @@ static long futex_wait(int *uaddr, int val, const struct timespec *timeout)
     }
     slots[self].futex = uaddr;
     px_unlock();
-    if (!timeout) {
+    if (timeout_ns == UINT64_MAX) {
         px_wait(posix_start_page->threads[self].wait);
     } else {
         /* Relative, as FUTEX_WAIT takes it; the thread yields while it waits. */
-        uint64_t deadline = px_now_ns() + (uint64_t)timeout->tv_sec * 1000000000ULL +
-                            (uint64_t)timeout->tv_nsec;
+        uint64_t deadline = px_now_ns() + timeout_ns;
         struct futex_wait w = { self };
         while (!woken(&w) && px_now_ns() < deadline)
             px_yield();
@@ -202,16 +201,16 @@ static long futex_wait(int *uaddr, int val, const struct timespec *timeout)
     bool timed_out = slots[self].futex == uaddr;
     slots[self].futex = NULL;
     px_unlock();
-    return timed_out && timeout ? -ETIMEDOUT : 0;
+    return timed_out && timeout_ns != UINT64_MAX ? -ETIMEDOUT : 0;
 }
 
-long px_futex(int *uaddr, int op, int val, unsigned long timeout, int *uaddr2, int val3)
+long px_futex(int *uaddr, int op, int val, uint64_t timeout_ns, int *uaddr2, int val3)
 {
     (void)uaddr2;
     (void)val3;
     switch (op & FUTEX_CMD_MASK) {
     case FUTEX_WAIT:
-        return futex_wait(uaddr, val, (const struct timespec *)timeout);
+        return futex_wait(uaddr, val, timeout_ns);
     case FUTEX_WAKE:
         return futex_wake(uaddr, val);
     case FUTEX_REQUEUE:
