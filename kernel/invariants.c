@@ -9,8 +9,8 @@
  * queues, bindings, reply caps, ASIDs, zombies), untyped memory (children
  * inside their parent below the watermark, no overlap, roots disjoint),
  * blocked threads in the queue they wait on, which cores have loaded each
- * address space, and whose registers each core holds lazily.  The caller holds the kernel lock exclusively
- * (handle_debug_syscall()).
+ * address space, and whose registers each core holds lazily.  The caller
+ * holds the kernel lock exclusively (handle_debug_syscall()).
  */
 #include "invariants.h"
 #include "kernel.h"
