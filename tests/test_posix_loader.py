@@ -232,7 +232,7 @@ def test_redis_impl_posix_gives_the_program_redis_argv_and_its_channel():
     check = only_record(run, "posix_start_check")
     assert check["argv"] == ["redis-server", "--port", "6379", "--bind", "0.0.0.0", "--save", "",
                              "--appendonly", "no", "--protected-mode", "no", "--maxmemory",
-                             f"{(heap_mb << 20) // 4 * 3}b", "--maxmemory-policy", "noeviction",
+                             f"{(heap_mb << 20) // 2}b", "--maxmemory-policy", "noeviction",
                              "--daemonize", "no"]
     assert check["start"]["core"] == 1 and check["core"] == 1
     assert check["start"]["heap_size"] == heap_mb << 20

@@ -65,22 +65,28 @@ class Server:
     """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
 
     def __init__(self, arch: str, lock: str, cpus: int, layout: str = "single",
-                 guest_timeout: float = GUEST_TIMEOUT):
-        image = build(arch, lock) / "kernel.elf"
+                 guest_timeout: float = GUEST_TIMEOUT, cmdline: str | None = None,
+                 posix_program: Path | None = None):
+        """cmdline defaults to the built-in server in `layout`; posix_program embeds a POSIX
+        program (the real Redis: cmdline "app=redis impl=posix", docs/posix.md)."""
+        opts = {"posix_program": str(posix_program)} if posix_program else {}
+        image = build(arch, lock, **opts) / "kernel.elf"
+        cmdline = cmdline or f"app=redis layout={layout}"
         self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
                      "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-                     "--timeout", str(guest_timeout), "--net", "--cmdline", f"app=redis layout={layout}"]
+                     "--timeout", str(guest_timeout), "--net", "--cmdline", cmdline]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.log = ""
         self.forwards: dict[int, int] = {}
         self.ports: list[int] = []
+        self.pending = b""
 
-    def read_until_serving(self) -> None:
-        """Read the console until the guest's `redis` record; fail with the log otherwise."""
+    def read_until(self, found, timeout: float, what: str) -> dict:
+        """Read the console until found(record) is true for an `@@` record, and return that
+        record; fail with the log when the guest ends or `timeout` seconds pass first."""
         assert self.proc.stdout is not None
-        deadline = time.monotonic() + SERVE_TIMEOUT
-        buffered = b""
+        deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
             if not ready:
@@ -88,9 +94,9 @@ class Server:
             chunk = os.read(self.proc.stdout.fileno(), 65536)
             if not chunk:
                 break
-            buffered += chunk
-            *lines, buffered = buffered.split(b"\n")
-            for raw in lines:
+            self.pending += chunk
+            *lines, self.pending = self.pending.split(b"\n")
+            for i, raw in enumerate(lines):
                 line = raw.decode("utf-8", "replace").rstrip("\r")
                 self.log += line + "\n"
                 if not line.startswith(PREFIX):
@@ -98,13 +104,18 @@ class Server:
                 record = json.loads(line[len(PREFIX):])
                 if "net" in record:
                     self.forwards = {f["guest"]: f["host"] for f in record["net"]["forwards"]}
-                if "redis" in record:
-                    guest_ports = record["redis"]["ports"]
-                    missing = [p for p in guest_ports if p not in self.forwards]
-                    assert not missing, f"guest ports without a host forward: {missing}\n{self.log}"
-                    self.ports = [self.forwards[p] for p in guest_ports]
-                    return
-        raise AssertionError(f"the guest did not start serving in {SERVE_TIMEOUT} s:\n{self.log}")
+                if found(record):
+                    self.pending = b"\n".join(lines[i + 1:] + [self.pending])
+                    return record
+        raise AssertionError(f"no {what} in {timeout} s:\n{self.log}")
+
+    def read_until_serving(self) -> None:
+        """Read the console until the guest's `redis` record; fail with the log otherwise."""
+        record = self.read_until(lambda r: "redis" in r, SERVE_TIMEOUT, "redis record (serving)")
+        guest_ports = record["redis"]["ports"]
+        missing = [p for p in guest_ports if p not in self.forwards]
+        assert not missing, f"guest ports without a host forward: {missing}\n{self.log}"
+        self.ports = [self.forwards[p] for p in guest_ports]
 
     def stop(self) -> None:
         """End QEMU (qemu_run's child, found by its parent's id), then qemu_run itself."""

@@ -195,26 +195,31 @@ static struct posix_process posix_instances[NET_MAX_INSTANCES];
 
 /*
  * The argv of every POSIX instance (the real redis-server), in one place:
- * its port, no persistence, and a memory limit of 3/4 of its heap, which
+ * its port, no persistence, and a memory limit of half its heap, which
  * leaves the rest to the allocator's overhead and the connections' buffers.
  */
 struct redis_argv {
     char port[16];
     char maxmemory[24];
-    const char *argv[18];
+    const char *argv[20];
 };
 
 static void redis_argv_make(struct redis_argv *a, word_t port, word_t heap_bytes)
 {
     snprintf(a->port, sizeof(a->port), "%lu", (unsigned long)port);
-    snprintf(a->maxmemory, sizeof(a->maxmemory), "%lub", (unsigned long)(heap_bytes / 4 * 3));
+    snprintf(a->maxmemory, sizeof(a->maxmemory), "%lub", (unsigned long)(heap_bytes / 2));
     const char *const words[] = {
         "redis-server", "--port", a->port, "--bind", "0.0.0.0", "--save", "", "--appendonly", "no",
         "--protected-mode", "no", "--maxmemory", a->maxmemory, "--maxmemory-policy", "noeviction",
-        "--daemonize", "no", NULL,
+        "--daemonize", "no", NULL, NULL, NULL,
     };
-    _Static_assert(sizeof(words) == sizeof(a->argv), "argv holds every word and the NULL");
+    _Static_assert(sizeof(words) == sizeof(a->argv), "argv holds every word and the NULLs");
     memcpy(a->argv, words, sizeof(words));
+    /* redis_debug=1: Redis's DEBUG command, which the tests use to make an instance fault. */
+    if (arg_word("redis_debug", 0)) {
+        a->argv[17] = "--enable-debug-command";
+        a->argv[18] = "yes";
+    }
 }
 
 /*
@@ -246,13 +251,27 @@ static word_t posix_instance_create(const struct nic *nic, cptr_t driver_signal,
     return st;
 }
 
-/* The first POSIX instance that has ended, or NET_MAX_INSTANCES while every one runs. */
-static word_t posix_instance_ended(word_t ninstances)
+/* The first POSIX instance that has ended and was not reported yet, or NET_MAX_INSTANCES. */
+static word_t posix_instance_ended(word_t ninstances, const bool *reported)
 {
     for (word_t k = 0; k < ninstances; k++)
-        if (posix_process_state(&posix_instances[k]) != POSIX_RUNNING)
+        if (!reported[k] && posix_process_state(&posix_instances[k]) != POSIX_RUNNING)
             return k;
     return NET_MAX_INSTANCES;
+}
+
+/*
+ * An instance that ended while the others serve: say so, with the kernel
+ * invariant checker's verdict, since a process's end (a fault, or the
+ * program's own exit) must leave the kernel and the other instances whole.
+ */
+static void report_instance_end(const struct net_driver *d, word_t k)
+{
+    word_t failed_so_far;
+    bool held = sys_debug_check_counted(&failed_so_far) == E_OK;
+    printf("@@ {\"redis_instance_end\": {\"port\": %lu, \"status\": %lu, \"invariants_hold\": %s}}\n",
+           (unsigned long)d->channels[k]->port, (unsigned long)posix_instances[k].status,
+           held ? "true" : "false");
 }
 
 /* Print the ports served, as text and as the `redis` record the host reads (docs/console.md). */
@@ -350,6 +369,7 @@ static int serve(enum instance_kind kind)
     }
 
     bool serving = false, halt_on_end = arg_word("posix_halt", 0) != 0;
+    bool reported[NET_MAX_INSTANCES] = { false };
     for (;;) {
         word_t w = 0;
         if (sys_wait(nic.irq_notification, &w) != E_OK) {
@@ -369,8 +389,12 @@ static int serve(enum instance_kind kind)
         }
         net_driver_receive(&driver);
         net_driver_transmit(&driver);
-        word_t ended = kind == INSTANCE_POSIX ? posix_instance_ended(driver.ninstances) : NET_MAX_INSTANCES;
-        if (ended != NET_MAX_INSTANCES && (!serving || halt_on_end)) {
+        word_t ended = kind == INSTANCE_POSIX ? posix_instance_ended(driver.ninstances, reported)
+                                              : NET_MAX_INSTANCES;
+        if (ended != NET_MAX_INSTANCES && serving && !halt_on_end) {
+            reported[ended] = true;
+            report_instance_end(&driver, ended);
+        } else if (ended != NET_MAX_INSTANCES) {
             printf("redis: POSIX instance %lu (port %lu) ended with status %lu%s\n", (unsigned long)ended,
                    (unsigned long)driver.channels[ended]->port, (unsigned long)posix_instances[ended].status,
                    serving ? "" : " before serving");

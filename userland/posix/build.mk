@@ -15,6 +15,7 @@ POSIX_SYSROOT   := $(POSIX_DIR)/sysroot
 POSIX_LIBC      := $(POSIX_SYSROOT)/lib/libc.a
 POSIX_LIBPOSIX  := $(POSIX_DIR)/libposix.a
 POSIX_REDIS     := $(POSIX_DIR)/redis-server
+POSIX_SELFTEST  := $(POSIX_DIR)/posix_selftest
 POSIX_CC        := $(CURDIR)/tools/posix-cc --posix-arch=$(ARCH)
 MUSL_DIR        := .deps/musl
 REDIS_DIR       := .deps/redis
@@ -40,7 +41,7 @@ POSIX_CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -MMD -MP -Iuserland/posix -Iuserl
 
 .PHONY: posix posix-sysroot posix-sources FORCE
 FORCE:
-posix: $(POSIX_REDIS)
+posix: $(POSIX_REDIS) $(POSIX_SELFTEST)
 posix-sysroot: $(POSIX_LIBC)
 
 posix-sources:
@@ -129,6 +130,10 @@ $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 	    { tail -n 40 $(POSIX_DIR)/redis-build.log; exit 1; }
 	cp $(POSIX_DIR)/redis/src/redis-server $@
 	@echo "built $@"
+
+# The personality's own test program (docs/posix.md, tests/test_posix.py).
+$(POSIX_SELFTEST): userland/programs/posix_selftest.c $(POSIX_LIBPOSIX) tools/posix-cc
+	$(POSIX_CC) -O2 $(WARN) $< -o $@
 
 -include $(POSIX_LIB_OBJ:.o=.d)
 

@@ -1,8 +1,11 @@
 /*
  * Memory: mmap, munmap and mremap over the heap the root task mapped for the
  * process (posix_start.h), page by page.  A bitmap at the heap's start says
- * which pages are taken; a request takes the first run of free pages that
- * fits.  Pages come back zeroed, as Linux's anonymous memory does: the heap
+ * which pages are taken; a request takes the smallest run of free pages that
+ * fits.  The heap is one range of addresses, so a large request can fail
+ * while enough pages are free in pieces: Redis's maxmemory is set well below
+ * the heap (half, userland/net/redis_percore.c) so that its own -OOM comes
+ * first.  Pages come back zeroed, as Linux's anonymous memory does: the heap
  * starts zeroed, so only pages below the highest ever handed out need
  * clearing.
  *
@@ -55,21 +58,31 @@ static void take(unsigned long first, unsigned long n)
         heap.high = first + n;
 }
 
-/* The first run of n free pages, or heap.pages when none is long enough. */
+/*
+ * The smallest run of free pages that holds n (the first of equals), or
+ * heap.pages when none is long enough: best fit keeps the long runs whole
+ * for the large requests that need them (Redis's growing buffers).
+ */
 static unsigned long find_run(unsigned long n)
 {
-    unsigned long run = 0;
-    for (unsigned long p = 0; p < heap.pages; p++) {
-        if (!(p % BITS) && heap.taken[p / BITS] == ~0UL) {
-            run = 0;
-            p += BITS - 1;
+    unsigned long best = heap.pages, best_len = ~0UL, run = 0;
+    for (unsigned long p = 0; p <= heap.pages; p++) {
+        bool free_page = p < heap.pages && !page_taken(p);
+        if (free_page) {
+            run++;
             continue;
         }
-        run = page_taken(p) ? 0 : run + 1;
-        if (run == n)
-            return p + 1 - n;
+        if (run >= n && run < best_len) {
+            best = p - run;
+            best_len = run;
+            if (run == n)
+                break;
+        }
+        run = 0;
+        if (p < heap.pages && !(p % BITS) && heap.taken[p / BITS] == ~0UL)
+            p += BITS - 1;
     }
-    return heap.pages;
+    return best;
 }
 
 static bool in_heap(unsigned long addr, unsigned long len)

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static void memory(void)
     void *file = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, 0, 0);
     check("mmap_file_refused", file == MAP_FAILED && errno == ENODEV);
     errno = 0;
-    void *huge = mmap(NULL, (size_t)1 << 40, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *huge = mmap(NULL, SIZE_MAX / 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     check("mmap_too_big_enomem", huge == MAP_FAILED && errno == ENOMEM);
 }
 

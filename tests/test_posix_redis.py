@@ -1,0 +1,184 @@
+"""The real Redis (Debian's 7.0.15 source, built against musl and the POSIX personality,
+docs/posix.md) served by the kernel: `app=redis impl=posix`, the papers' per-core layout, one
+Redis process per core but the NIC driver's.
+
+Each configuration boots once (a module fixture) and is driven from the host with Debian's own
+clients: INFO, redis-benchmark, Redis's own test suite (tools/redis_suite.py) against the
+verdicts of Debian's redis-server on this host, malformed and oversized requests, floods of
+abrupt disconnects, memory filled to Redis's own -OOM and given back, and a process that faults
+while the others serve.  `make redis-suite` runs the whole suite table (docs/posix.md).
+"""
+from __future__ import annotations
+
+import socket
+import subprocess
+
+import pytest
+
+import redis_suite
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
+from test_redis_guest import Server, flood
+
+pytestmark = pytest.mark.skipif(
+    not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
+    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
+    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+
+# (arch, lock, cpus): both ports on 4 CPUs, three Redis processes each.
+CONFIGS = [pytest.param(("x86_64", "bkl", 4), id="x86_64-bkl-4cpu"),
+           pytest.param(("arm-imx6", "bkl", 4), id="arm-imx6-bkl-4cpu", marks=needs_arm_tools)]
+# The units make test runs; `make redis-suite` runs all of tools/redis_suite.UNITS.
+SUITE_UNITS = ("type/string", "expire", "protocol")
+PASS_SHARE = 0.95   # of the tests Debian's redis-server passes with the same flags
+HEAP_MB = 64        # per process: maxmemory is half of it (userland/net/redis_percore.c)
+
+_programs: dict[str, object] = {}
+
+
+def redis_program(arch: str):
+    """build/posix/<arch>/redis-server, built once a session (make posix)."""
+    if arch not in _programs:
+        subprocess.run(["make", "-s", "-C", str(REPO), "posix", f"ARCH={arch}", "-j2"], check=True,
+                       capture_output=True, text=True)
+        _programs[arch] = REPO / "build" / "posix" / arch / "redis-server"
+    return _programs[arch]
+
+
+@pytest.fixture(scope="module", params=CONFIGS)
+def server(request):
+    arch, lock, cpus = request.param
+    s = Server(arch, lock, cpus, posix_program=redis_program(arch),
+               cmdline=f"app=redis impl=posix heap_mb={HEAP_MB} redis_debug=1")
+    s.arch = arch
+    try:
+        s.read_until_serving()
+        yield s
+    finally:
+        s.stop()
+
+
+@pytest.fixture(scope="module")
+def baseline():
+    why = redis_suite.missing_parts()
+    if why:
+        pytest.skip(why)
+    return redis_suite.baseline_run(SUITE_UNITS, say=lambda *a, **k: None)
+
+
+def info(port: int, section: str) -> dict[str, str]:
+    text = redis_cli(port, "INFO", section)
+    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
+
+
+def test_every_instance_is_redis_7_0(server):
+    assert len(server.ports) == 3
+    for port in server.ports:
+        server_info = info(port, "server")
+        assert server_info["redis_version"].startswith("7.0."), server_info
+        assert server_info["multiplexing_api"] == "epoll"
+        assert redis_cli(port, "CONFIG", "GET", "save") == "save"     # no save points: ""
+
+        assert redis_cli(port, "CONFIG", "GET", "appendonly").splitlines() == ["appendonly", "no"]
+
+
+def test_redis_benchmark_on_every_instance_at_once_without_errors(server):
+    tests = "set,get,incr,lpush,lpop,sadd,hset,mset"
+    procs = [subprocess.Popen(["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-q",
+                               "-n", "300", "-c", "4", "-t", tests],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for port in server.ports]
+    for port, proc in zip(server.ports, procs):
+        out, err = proc.communicate(timeout=CLIENT_TIMEOUT)
+        out = out.replace("\r", "\n")
+        assert proc.returncode == 0, f"port {port}: exit {proc.returncode}\n{out}\n{err}"
+        assert "rror" not in out + err, f"port {port}: {out}{err}"
+        done = {line.split(":")[0].strip().split(" ")[0] for line in out.splitlines()
+                if "requests per second" in line}
+        assert done == {"SET", "GET", "INCR", "LPUSH", "LPOP", "SADD", "HSET", "MSET"}, out
+
+
+def test_redis_own_suite_passes_what_debian_redis_passes(server, baseline):
+    port = server.ports[0]
+    results = redis_suite.run_units(SUITE_UNITS, "127.0.0.1", port, say=lambda *a, **k: None)
+    c = redis_suite.compare(results, baseline)
+    assert c["baseline_ok"] > 100, c
+    missing = {u["unit"]: u["missing"] for u in c["units"] if u["missing"]}
+    assert c["ratio"] >= PASS_SHARE, f"{c['ok']} of {c['baseline_ok']} passed; missing: {missing}"
+    assert not [r["exception"] for r in results if r["exception"]], results
+
+
+def resp_reply(port: int, request: bytes) -> bytes:
+    """Send raw bytes on a fresh connection; what comes back before the server closes it."""
+    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
+        s.sendall(request)
+        s.shutdown(socket.SHUT_WR)
+        reply = b""
+        while chunk := s.recv(65536):
+            reply += chunk
+    return reply
+
+
+def test_malformed_and_oversized_requests_get_redis_errors(server):
+    port = server.ports[1]
+    assert resp_reply(port, b"*2\r\n$3\r\nGET\r\n:x\r\n").startswith(b"-ERR Protocol error")
+    assert resp_reply(port, b"*1\r\n$-7\r\n").startswith(b"-ERR Protocol error")
+    assert resp_reply(port, b"x" * (70 * 1024)).startswith(b"-ERR Protocol error: too big inline request")
+    assert redis_cli(port, "PING") == "PONG"
+
+
+def test_floods_of_abrupt_disconnects_leave_every_instance_serving(server):
+    for port in server.ports:
+        flood(port, 40)
+    for port in server.ports:
+        assert redis_cli(port, "SET", "after-flood", "yes") == "OK"
+        assert redis_cli(port, "GET", "after-flood") == "yes"
+
+
+def fill_until_oom(port: int, size: int) -> int:
+    """SET values of `size` bytes under fresh keys until Redis answers -OOM; how many it took."""
+    value = b"v" * size
+    stored = 0
+    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
+        f = s.makefile("rb")
+        while True:
+            batch = 50
+            for i in range(batch):
+                key = b"k%d" % (stored + i)
+                s.sendall(b"*3\r\n$3\r\nSET\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (len(key), key, size, value))
+            replies = [f.readline() for _ in range(batch)]
+            for r in replies:
+                if r.startswith(b"-OOM"):
+                    return stored
+                assert r == b"+OK\r\n", r
+                stored += 1
+
+
+def test_memory_freed_by_large_values_serves_small_ones_and_oom_is_redis_own(server):
+    port = server.ports[2]
+    assert redis_cli(port, "FLUSHALL") == "OK"
+    small_before = fill_until_oom(port, 1000)
+    assert small_before > 1000
+    assert redis_cli(port, "FLUSHALL") == "OK"
+    large = fill_until_oom(port, 1 << 20)
+    assert large >= 4
+    assert redis_cli(port, "FLUSHALL") == "OK"
+    small_after = fill_until_oom(port, 1000)
+    assert small_after >= small_before * 0.98, (small_before, large, small_after)
+    assert redis_cli(port, "FLUSHALL") == "OK"
+    assert redis_cli(port, "PING") == "PONG"
+
+
+def test_a_faulting_instance_stops_alone_and_the_kernel_stays_whole(server):
+    """DEBUG SEGFAULT makes Redis write to address -1: the fault goes to the root task's fault
+    server, which stops that process; the other instances keep serving."""
+    victim, *others = server.ports
+    with socket.create_connection(("127.0.0.1", victim), timeout=CLIENT_TIMEOUT) as s:
+        s.sendall(b"*2\r\n$5\r\nDEBUG\r\n$8\r\nSEGFAULT\r\n")
+        fault = server.read_until(lambda r: "posix_fault" in r, CLIENT_TIMEOUT, "posix_fault record")
+    end = server.read_until(lambda r: "redis_instance_end" in r, CLIENT_TIMEOUT, "instance end record")
+    assert fault["posix_fault"]["type"] == "vm"
+    assert end["redis_instance_end"]["invariants_hold"] is True
+    assert end["redis_instance_end"]["status"] == 128 + 11
+    for port in others:
+        assert redis_cli(port, "SET", "still", "serving") == "OK"
+        assert redis_cli(port, "GET", "still") == "serving"
