@@ -16,6 +16,8 @@ command -v mformat            >/dev/null || need+=(mtools)
 command -v mkimage            >/dev/null || need+=(u-boot-tools)
 # qemu-arm runs arm-imx6 POSIX processes under Linux's system calls (tests/test_posix_build.py).
 command -v qemu-arm           >/dev/null || need+=(qemu-user)
+# Redis's own test suite (tools/redis_suite.py) is Tcl.
+command -v tclsh              >/dev/null || need+=(tcl)
 command -v make               >/dev/null || need+=(make)
 command -v gcc                >/dev/null || need+=(gcc)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)
