@@ -120,7 +120,7 @@ include userland/posix/build.mk
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir programs
+.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir programs redis-suite
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -279,6 +279,14 @@ lockbench: deps
 # The whole test suite.
 test: deps
 	@.venv/bin/python -m pytest tests -q -rs --durations=20
+
+# Redis's own test suite (its twelve units of docs/posix.md) against the kernel-hosted real
+# Redis, beside Debian's redis-server on this host; the table goes to results/redis-suite/.
+REDIS_SUITE_CONFIGS ?= x86_64-bkl-4 x86_64-fine-4 arm-imx6-bkl-4
+redis-suite: deps
+	@mkdir -p results/redis-suite
+	@$(PYTHON) tools/redis_suite.py $(addprefix --guest ,$(REDIS_SUITE_CONFIGS)) \
+	    --markdown results/redis-suite/summary.md
 
 # The long soak of the kernel-hosted Redis server (tests/test_redis_soak.py); `make test` runs
 # the same test for 90 s.  SOAK_SECONDS sets another length.

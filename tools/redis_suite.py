@@ -9,6 +9,8 @@ suite, since the harness writes into its own folder.
 
     python3 tools/redis_suite.py --port P [--host H] [--units type/string,expire] [--json out.json]
     python3 tools/redis_suite.py --baseline [--units ...]     # Debian's redis-server, on a free port
+    python3 tools/redis_suite.py --guest x86_64-bkl-4 [--guest ...] [--markdown out.md]
+        # the kernel-hosted real Redis (app=redis impl=posix), each against the baseline
 
 A unit's result is its tests' verdicts: ok, err, exception (the unit stopped there) and
 skip; `compare()` says which of the tests that Debian's server passes the other one
@@ -22,6 +24,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -105,6 +108,7 @@ def restore(host: str, port: int, config: dict) -> None:
 
 
 def run_units(units, host: str, port: int, say=print) -> list[dict]:
+    """Each unit in turn against host:port, with the server's settings restored after each."""
     results = []
     config = server_config(host, port)
     for unit in units:
@@ -158,6 +162,53 @@ def baseline_run(units, say=print) -> list[dict]:
         server.wait(timeout=30)
 
 
+GUEST_HEAP_MB = 64
+SERVE_TIMEOUT = 900.0
+
+
+def guest_run(config: str, units, say=print) -> tuple[list[dict], str]:
+    """Boot the real Redis on the kernel (config "arch-lock-cpus"), run the units against its
+    first instance; the verdicts and the console's text."""
+    import redis_run    # the boot's console reader
+
+    arch, lock, cpus = config.rsplit("-", 2)
+    subprocess.run(["make", "-s", "posix", f"ARCH={arch}", "-j2"], cwd=ROOT, check=True)
+    program = os.path.join(ROOT, "build", "posix", arch, "redis-server")
+    cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis", "NET=1",
+           f"POSIX_PROGRAM={program}", f"ARGS=impl=posix heap_mb={GUEST_HEAP_MB}", "TIMEOUT=7200"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace", start_new_session=True)
+    console = redis_run.Console(proc.stdout)
+    try:
+        serving = console.wait_for(lambda rs: any("redis" in r for r in rs), time.monotonic() + SERVE_TIMEOUT)
+        ports = redis_run.served_host_ports(console.records) if serving else []
+        if not ports:
+            raise RuntimeError(f"{config}: the guest did not serve:\n" + "\n".join(console.lines[-40:]))
+        return run_units(units, "127.0.0.1", ports[0], say), "\n".join(console.lines)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(timeout=60)
+
+
+def markdown(table: dict[str, dict], baseline: list[dict]) -> str:
+    """The table of docs/posix.md: per unit, Debian's passes and each configuration's."""
+    configs = list(table)
+    lines = ["| unit | Debian's redis-server | " + " | ".join(configs) + " |",
+             "|---|---|" + "---|" * len(configs)]
+    for i, b in enumerate(baseline):
+        cells = [str(table[c]["units"][i]["ok"]) for c in configs]
+        lines.append(f"| {b['unit']} | {len(b['ok'])} | " + " | ".join(cells) + " |")
+    total = [f"{table[c]['ok']} ({100 * table[c]['ratio']:.1f} %)" for c in configs]
+    lines.append(f"| all | {sum(len(b['ok']) for b in baseline)} | " + " | ".join(total) + " |")
+    failures = sorted({(u["unit"], name) for c in configs for u in table[c]["units"] for name in u["missing"]})
+    lines += ["", "Not passed, of the tests Debian's server passes:", ""]
+    for unit, name in failures:
+        where = [c for c in configs if any(u["unit"] == unit and name in u["missing"] for u in table[c]["units"])]
+        lines.append(f"- {unit}: {name} ({', '.join(where)})")
+    return "\n".join(lines) + "\n"
+
+
 def missing_parts() -> str | None:
     """Why the suite cannot run here, or None."""
     if not os.path.isfile(os.path.join(SOURCE, "tests", "test_helper.tcl")):
@@ -175,6 +226,9 @@ def main(argv=None) -> int:
     ap.add_argument("--port", type=int)
     ap.add_argument("--baseline", action="store_true", help="run against Debian's redis-server instead")
     ap.add_argument("--units", default=",".join(UNITS))
+    ap.add_argument("--guest", action="append", default=[],
+                    help="arch-lock-cpus: boot the kernel-hosted real Redis and compare with the baseline")
+    ap.add_argument("--markdown", help="with --guest: write the comparison table here")
     ap.add_argument("--json", help="write the verdicts here")
     args = ap.parse_args(argv)
     why = missing_parts()
@@ -182,6 +236,21 @@ def main(argv=None) -> int:
         print(why, file=sys.stderr)
         return 77
     units = [u for u in args.units.split(",") if u]
+    if args.guest:
+        say = lambda text, **k: print(text, flush=True)  # noqa: E731
+        say("baseline: Debian's redis-server")
+        baseline = baseline_run(units, say)
+        table = {}
+        for config in args.guest:
+            say(f"{config}: the kernel-hosted Redis")
+            results, _ = guest_run(config, units, say)
+            table[config] = compare(results, baseline)
+        text = markdown(table, baseline)
+        print(text)
+        if args.markdown:
+            with open(args.markdown, "w") as f:
+                f.write(text)
+        return 0 if all(t["ratio"] is not None and t["ratio"] >= 0.95 for t in table.values()) else 1
     if args.baseline:
         results = baseline_run(units)
     elif args.port:
