@@ -39,9 +39,10 @@ POSIX_LIB_OBJ := $(patsubst %,$(POSIX_DIR)/obj/%.o,$(POSIX_LIB_SRC))
 POSIX_CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
                  -Ikernel/uapi -Iarch/$(ARCH)/user -I$(LWIP_DIR)/src/include
 
-.PHONY: posix posix-sysroot posix-sources FORCE
+.PHONY: posix posix-sysroot posix-selftest posix-sources FORCE
 FORCE:
 posix: $(POSIX_REDIS) $(POSIX_SELFTEST)
+posix-selftest: $(POSIX_SELFTEST)
 posix-sysroot: $(POSIX_LIBC)
 
 posix-sources:

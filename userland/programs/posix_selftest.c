@@ -3,7 +3,7 @@
  * library like any other, run by `app=posix`, that uses each family of
  * calls the personality implements and checks what comes back, including
  * the errors.  It prints one record,
- *     @@ {"posix_selftest": {"<check>": true|false, ...}, "failed": N}
+ *     @@ {"posix_selftest": {"checks": {"<check>": true|false, ...}, "failed": N}}
  * and exits with the number of failed checks (app=posix ends the run with
  * that status).
  */
@@ -226,7 +226,7 @@ int main(int argc, char **argv)
     pipes_and_epoll();
     threads();
     errors();
-    printf("@@ {\"posix_selftest\": {%s}, \"failed\": %d}\n", record, failed);
+    printf("@@ {\"posix_selftest\": {\"checks\": {%s}, \"failed\": %d}}\n", record, failed);
     fflush(stdout);
     return failed;
 }
