@@ -216,9 +216,9 @@ long __posix_syscall(long n, long a, long b, long c, long d, long e, long f)
     case SYS_clock_gettime64:   return clock_get((int)a, P(b), true, false);
     case SYS_clock_getres_time64: return clock_get((int)a, P(b), true, true);
     case SYS_clock_nanosleep_time64: return clock_sleep((int)a, (int)b, P(c), P(d), true);
-    case SYS_clock_gettime:     return clock_get((int)a, P(b), false, false);
-    case SYS_clock_getres:      return clock_get((int)a, P(b), false, true);
-    case SYS_clock_nanosleep:   return clock_sleep((int)a, (int)b, P(c), P(d), false);
+    case SYS_clock_gettime32:   return clock_get((int)a, P(b), false, false);
+    case SYS_clock_getres_time32: return clock_get((int)a, P(b), false, true);
+    case SYS_clock_nanosleep_time32: return clock_sleep((int)a, (int)b, P(c), P(d), false);
     case SYS_nanosleep:         return clock_sleep(CLOCK_MONOTONIC, 0, P(a), P(b), false);
 #endif
     /* threads */
