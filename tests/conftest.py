@@ -268,10 +268,11 @@ def kvm_skip_reason(arch: str = "x86_64") -> str | None:
 
 
 def guest_test_names() -> list[str]:
-    """The in-guest tests registered with TEST(name) in userland/tests/."""
+    """The in-guest tests registered with TEST(name) in userland/tests/.  A file may register a
+    name in each branch of an #if (the port's test, and the other port's skip): once per file."""
     names = []
     for path in sorted((REPO / "userland" / "tests").glob("*.c")):
-        names += re.findall(r"^TEST\((\w+)\)", path.read_text(), re.MULTILINE)
+        names += dict.fromkeys(re.findall(r"^TEST\((\w+)\)", path.read_text(), re.MULTILINE))
     return names
 
 
