@@ -254,10 +254,11 @@ def _mark_printed(tag: int):
 
 
 def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
-        records: int = 1000) -> tuple:
+        records: int = 1000, before_window=None) -> tuple:
     """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
     client: "redis-benchmark" (requests per test and port, clients connections each) or
-    "ycsb" (workload A: records per server, requests operations per client)."""
+    "ycsb" (workload A: records per server, requests operations per client).
+    before_window(host ports), when given, runs once the guest serves, before anything else."""
     needed = "redis-benchmark" if client == "redis-benchmark" else "java"
     if shutil.which(needed) is None:
         return SKIPPED, f"redis_run: {needed} is not installed (tools/ensure_deps.sh installs it)\n"
@@ -294,6 +295,8 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
         if not ports:
             notes.append("redis_run: the guest serves no forwarded port")
             return status, console.text() + "\n".join(notes) + "\n"
+        if before_window is not None:
+            before_window(ports)
         counts: dict = {}
 
         def start() -> None:
