@@ -375,9 +375,9 @@ def test_redis_command_wraps_the_boot():
     plan = sweep.Plan(redis_requests=300, redis_clients=7)
     cmd = sweep.redis_command(Path("/r"), ["python", "qemu_run.py", "--cpus", "2"], plan, 90)
     assert cmd[1] == "/r/tools/redis_run.py"
-    assert cmd[2:13] == ["--timeout", "90", "--client", "redis-benchmark", "--requests", "300",
-                         "--clients", "7", "--records", "32000", "--"]
-    assert cmd[13:] == ["python", "qemu_run.py", "--cpus", "2", "--net"]
+    assert cmd[2:15] == ["--timeout", "90", "--client", "redis-benchmark", "--requests", "300",
+                         "--clients", "7", "--records", "32000", "--tests", "set,get", "--"]
+    assert cmd[15:] == ["python", "qemu_run.py", "--cpus", "2", "--net"]
     args = sweep.parse_args(["--benchmarks", "redis", "--redis-client", "ycsb", "--redis-records", "500"])
     plan = sweep.plan_from_args(args)
     assert (plan.redis_client, plan.redis_records) == ("ycsb", 500)

@@ -48,7 +48,7 @@ import records as rec
 import redis_figures
 import ycsb
 
-BENCHMARK_TESTS = ("set", "get")
+BENCHMARK_TESTS = ("set", "get")  # redis-benchmark's tests that a window may run
 # The exit status when there is nothing to measure: the guest ended without
 # serving (a build without lwIP says why), or the host lacks redis-benchmark.
 SKIPPED = 77
@@ -132,15 +132,16 @@ def server_operations(before: dict, after: dict, marks_to_server: int = 2) -> in
     return sum(after[p] - before[p] for p in before) - len(before) - marks_to_server
 
 
-def benchmark_command(port: int, requests: int, clients: int) -> list:
+def benchmark_command(port: int, requests: int, clients: int, tests=BENCHMARK_TESTS) -> list:
     return ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(requests),
-            "-c", str(clients), "-t", ",".join(BENCHMARK_TESTS), "-q"]
+            "-c", str(clients), "-t", ",".join(tests), "-q"]
 
 
-def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float) -> tuple:
+def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float,
+                        tests=BENCHMARK_TESTS) -> tuple:
     """redis-benchmark on every port at once: (operations, errors, seconds, notes)."""
     began = time.monotonic()
-    procs = [subprocess.Popen(benchmark_command(p, requests, clients), stdout=subprocess.PIPE,
+    procs = [subprocess.Popen(benchmark_command(p, requests, clients, tests), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace")
              for p in ports]
     errors, notes = 0, []
@@ -155,7 +156,7 @@ def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: floa
             errors += 1
             notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
                          + " ".join(out.split())[-300:])
-    return requests * len(BENCHMARK_TESTS) * len(ports), errors, time.monotonic() - began, notes
+    return requests * len(tests) * len(ports), errors, time.monotonic() - began, notes
 
 
 def run_ycsb(ports: list, records: int, operations: int, deadline: float, mark) -> tuple:
@@ -254,10 +255,11 @@ def _mark_printed(tag: int):
 
 
 def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
-        records: int = 1000, before_window=None) -> tuple:
+        records: int = 1000, before_window=None, tests=BENCHMARK_TESTS) -> tuple:
     """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
-    client: "redis-benchmark" (requests per test and port, clients connections each) or
-    "ycsb" (workload A: records per server, requests operations per client).
+    client: "redis-benchmark" (requests of each of `tests` per port, clients connections each;
+    a window of GETs alone is preceded by the same SETs, outside it, so that its GETs find their
+    key) or "ycsb" (workload A: records per server, requests operations per client).
     before_window(host ports), when given, runs once the guest serves, before anything else."""
     needed = "redis-benchmark" if client == "redis-benchmark" else "java"
     if shutil.which(needed) is None:
@@ -308,10 +310,16 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
             config = {"client": "ycsb", "workload": "a", "ports": len(ports), "records": records,
                       "operations": requests}
         else:
+            if "get" in tests and "set" not in tests:
+                _, errors, _, more = run_redis_benchmark(ports, requests, clients, deadline, ("set",))
+                if errors:
+                    notes += more
+                    return status, console.text() + "\n".join(notes) + "\n"
             start()
-            configured, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
+            configured, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline,
+                                                                    tests)
             config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
-                      "clients": clients, "tests": list(BENCHMARK_TESTS)}
+                      "clients": clients, "tests": list(tests)}
         notes += more
         mark(ports[0], redis_figures.END_TAG)
         counted = server_operations(counts.get("before", {}),
@@ -348,10 +356,16 @@ def main(argv=None) -> int:
     p.add_argument("--requests", type=int, default=2000,
                    help="redis-benchmark: per port and test; ycsb: operations per client")
     p.add_argument("--clients", type=int, default=10, help="redis-benchmark: connections per port")
+    p.add_argument("--tests", default=",".join(BENCHMARK_TESTS),
+                   help="redis-benchmark: the tests of the window, some of " + ",".join(BENCHMARK_TESTS))
     p.add_argument("--records", type=int, default=1000, help="ycsb: records per server (the papers: 32,000)")
     p.add_argument("command", nargs="+", help="the qemu_run.py command (after --)")
     args = p.parse_args(argv)
-    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records)
+    tests = tuple(t for t in args.tests.split(",") if t)
+    if not tests or not set(tests) <= set(BENCHMARK_TESTS):
+        p.error("--tests takes some of " + ",".join(BENCHMARK_TESTS))
+    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records,
+                       tests=tests)
     sys.stdout.write(text)
     if status == 0:
         fig = redis_figures.figures(rec.parse_text(text))

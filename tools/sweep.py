@@ -94,6 +94,7 @@ class Plan:
     redis_client: str = "redis-benchmark"
     redis_requests: int = 2000
     redis_clients: int = 10
+    redis_tests: str = "set,get"  # redis-benchmark's tests in the window: set,get, set or get
     redis_records: int = 32000
     # The app's layout (docs/network.md): "single", one instance on core 0, or
     # "percore", the papers' layout, one instance per further core, all driven
@@ -261,7 +262,7 @@ def redis_command(repo: Path, boot: list, plan: Plan, timeout: float, net: bool 
     return [sys.executable, str(repo / "tools" / "redis_run.py"), "--timeout", f"{timeout:g}",
             "--client", plan.redis_client, "--requests", str(plan.redis_requests),
             "--clients", str(plan.redis_clients), "--records", str(plan.redis_records),
-            "--", *boot] + (["--net"] if net else [])
+            "--tests", plan.redis_tests, "--", *boot] + (["--net"] if net else [])
 
 
 def subprocess_runner(cmd: list, timeout: float) -> tuple:
@@ -613,6 +614,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: requests of each redis-benchmark test per port, or YCSB operations "
                         "per client (default 2000)")
     p.add_argument("--redis-clients", type=int, help="redis: connections per port (default 10)")
+    p.add_argument("--redis-tests", choices=["set,get", "set", "get"],
+                   help="redis with redis-benchmark: the tests of the window (default set,get; get "
+                        "alone is preceded by the same SETs outside the window)")
     p.add_argument("--redis-client", choices=["redis-benchmark", "ycsb"],
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
@@ -639,7 +643,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
-                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients",
+                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients", "redis_tests",
                  "redis_client", "redis_records", "redis_layout"):
         value = getattr(args, name)
         if value is not None:
