@@ -131,8 +131,11 @@ def needed(binary: Path) -> list[str]:
 
 
 def library_dirs(root: Path) -> list[Path]:
-    return [d for d in (root / "lib", root / "usr" / "lib") for d in [d, *sorted(d.glob("*-linux-*"))]
-            if d.is_dir()]
+    """Where the dynamic loader looks: /lib, /usr/lib and their multiarch folders."""
+    dirs = []
+    for top in (root / "lib", root / "usr" / "lib"):
+        dirs += [top, *sorted(top.glob("*-linux-*"))]
+    return [d for d in dirs if d.is_dir()]
 
 
 def find_library(root: Path, soname: str) -> Path | None:
