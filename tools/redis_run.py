@@ -215,18 +215,22 @@ class Console:
             return "\n".join(self.lines) + "\n"
 
 
+def host_forwards(records) -> dict:
+    """{guest port: the host port that reaches it}, from qemu_run's `net` record."""
+    return {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+
+
 def served_host_ports(records) -> list[int]:
     """The host ports that reach a port the guest's app serves, in guest port order."""
-    forwards = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+    forwards = host_forwards(records)
     served = [p for r in rec.of_type(records, "redis") for p in r["redis"]["ports"]]
     return [forwards[p] for p in sorted(served) if p in forwards]
 
 
 def linux_marks_port(records) -> int | None:
     """The host port of a Linux guest's marks port, or None for the kernel's guests."""
-    forwards = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
     named = [r["linux"]["marks"] for r in rec.of_type(records, "linux") if "marks" in r["linux"]]
-    return forwards.get(named[-1]) if named else None
+    return host_forwards(records).get(named[-1]) if named else None
 
 
 def server_name(records) -> str:
