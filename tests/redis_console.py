@@ -67,3 +67,32 @@ def console(lock: str = "bkl", cpus: int = 2, ops: int = 2000, seconds: float = 
                                                         "tests": ["set", "get"]},
                           "ops": ops, "errors": errors, "seconds": seconds}))
     return "\n".join(lines) + "\n"
+
+
+# The Linux baseline's guest (docs/linux-baseline.md), in /proc/stat's 10 ms ticks: per core over
+# the window, 50 ticks of uptime, of which 10 system, 4 softirq, 5 user, 1 nice, 30 idle.
+LINUX_TICKS = {"system": 10, "softirq": 4, "user": 5, "nice": 1, "idle": 30}
+LINUX_UPTIME = (47.45, 47.95)
+
+
+def _procstat(tag: int, core: int, scale: int) -> str:
+    fields = {f: 100 * (core + 1) + scale * LINUX_TICKS.get(f, 0)
+              for f in ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")}
+    return console_record({"procstat": {"tag": tag, "core": core, "uptime": LINUX_UPTIME[scale],
+                                        **fields}})
+
+
+def linux_console(cpus: int = 2, ops: int = 2000, seconds: float = 4.0) -> str:
+    """The console of one Linux baseline boot as tools/redis_run.py returns it."""
+    ports = list(range(6379, 6379 + cpus))
+    lines = ["qemu_run: accelerator tcg (asked for)",
+             console_record({"net": {"forwards": [{"host": 40000 + i, "guest": p}
+                                                  for i, p in enumerate(ports + [6379 + cpus])]}}),
+             console_record({"linux": {"release": "6.1.0-0-amd64", "cores": cpus, "marks": 6379 + cpus}}),
+             console_record({"redis": {"ports": ports, "server": "Debian's redis-server 7.0.15"}})]
+    lines += [_procstat(tag, core, tag - 1) for tag in (1, 2) for core in range(cpus)]
+    lines.append(console_record({"bench": "redis", "config": {
+        "client": "redis-benchmark", "ports": cpus, "requests": ops // (2 * cpus), "clients": 5,
+        "tests": ["set", "get"], "server": "Debian's redis-server 7.0.15"},
+        "ops": ops, "ops_source": "server", "errors": 0, "seconds": seconds}))
+    return "\n".join(lines) + "\n"

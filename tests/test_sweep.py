@@ -10,7 +10,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import records as rec  # noqa: E402
 import sweep  # noqa: E402
-from redis_console import console as redis_console  # noqa: E402
+from redis_console import console as redis_console, linux_console  # noqa: E402
 from conftest import console_record
 
 
@@ -31,6 +31,9 @@ class FakeQemu:
             raise KeyboardInterrupt
         self.calls.append(cmd)
         lock, cpus = option(cmd, "--lock"), int(option(cmd, "--cpus"))
+        if lock == "linux":  # tools/redis_run.py around the Linux baseline's qemu_run.py command
+            assert cmd[1].endswith("redis_run.py") and option(cmd, "--net-ports") == str(cpus + 1)
+            return 0, linux_console(cpus)
         words = dict(w.split("=", 1) for w in option(cmd, "--cmdline").split())
         unit = "instructions" if "--icount" in cmd else "cycles"
         env = {"arch": option(cmd, "--arch"), "lock": lock, "cpus": cpus,
@@ -79,6 +82,8 @@ class FakeMake:
 
     def __call__(self, cmd):
         self.calls.append(cmd)
+        if cmd[1].endswith("linux_image.py"):
+            return 0, f"/repo/build/linux-guest/{option(cmd, '--arch')}\n"
         variables = dict(w.split("=", 1) for w in cmd if "=" in w)
         if variables["LOCK"] == self.fail_lock:
             return 2, "lock/fine.c:1: error: broken\n"
@@ -107,7 +112,14 @@ def run_main(tmp_path, argv, qemu, make=None, chooser=None):
 
 
 def test_quick_plan_expansion():
-    jobs = sweep.expand(sweep.quick_plan("x86_64"))
+    everything = sweep.expand(sweep.quick_plan("x86_64"))
+    # The Linux baseline last, on the Redis benchmark's core counts.
+    linux = [j for j in everything if j.bench == "linux-redis"]
+    assert [(j.lock, j.cpus, j.id) for j in linux] == [
+        ("linux", 1, "linux/linux-redis/cpus=1/delay=-/rep=0"),
+        ("linux", 2, "linux/linux-redis/cpus=2/delay=-/rep=0")]
+    assert everything[-2:] == linux
+    jobs = everything[:-2]
     timed = [j for j in jobs if not j.stats]
     # locks x (pingpong@1 + redis@{1,2}); no multicore ping-pong: under -icount it measures QEMU
     assert len(timed) == 4 * (1 + 2)
@@ -181,14 +193,20 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     qemu, make, chooser = FakeQemu(), FakeMake(), FakeChooser("tcg")
     status, lines = run_main(tmp_path, ["--quick", "--run", "r1"], qemu, make, chooser)
     assert status == 0
-    assert [c[6:8] for c in make.calls] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
-                                            ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"],
-                                            ["ARCH=x86_64", "LOCK=bkl"]]
+    assert [c[6:8] for c in make.calls[:-1]] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
+                                                 ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"],
+                                                 ["ARCH=x86_64", "LOCK=bkl"]]
+    # The Linux baseline's guest is made once; under -icount only its 1-CPU boot runs.
+    assert make.calls[-1][1:] == [str(tmp_path / "repo/tools/linux_image.py"), "--arch", "x86_64"]
+    linux = [c for c in qemu.calls if option(c, "--lock") == "linux"]
+    assert [option(c, "--cpus") for c in linux] == ["1"] and "--icount" in linux[0]
+    assert option(linux[0], "--image") == "/repo/build/linux-guest/x86_64/vmlinuz"
+    assert any("linux cpus=2 linux-redis ... SKIP Linux does not get past" in line for line in lines)
     assert "UNSAFE=1" in make.calls[0] and "UNSAFE=0" in make.calls[1]
     assert "LOCKSTATS=0" in make.calls[1] and "LOCKSTATS=1" in make.calls[4]
     image = tmp_path / "repo/build/x86_64-none-unsafe/kernel.elf"
     assert chooser.calls == [("auto", image, "x86_64")]
-    boots = qemu.calls
+    boots = [c for c in qemu.calls if option(c, "--lock") != "linux"]
     assert len(boots) == 15
     assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
     assert all(("--unsafe" in c) == (option(c, "--lock") == "none") for c in boots)
@@ -204,14 +222,15 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
-    assert "[1/15] none cpus=1 pingpong ... ok" in text
-    assert "[13/15] bkl-stats cpus=1 pingpong ... ok" in text
-    assert "[15/15] bkl-stats cpus=2 redis ... ok" in text
+    assert "[1/17] none cpus=1 pingpong ... ok" in text
+    assert "[13/17] bkl-stats cpus=1 pingpong ... ok" in text
+    assert "[15/17] bkl-stats cpus=2 redis ... ok" in text
+    assert "[16/17] linux cpus=1 linux-redis ... ok" in text
 
     run = tmp_path / "r1"
     records = rec.load(run)
     # A Redis boot has no done record: the server runs until the host stops it.
-    assert len(rec.of_type(records, "bench")) == 15 and len(rec.of_type(records, "done")) == 5
+    assert len(rec.of_type(records, "bench")) == 16 and len(rec.of_type(records, "done")) == 5
     meta = rec.benches(records, "pingpong")[-1][rec.META_KEY]
     assert meta["job"] == "bkl-stats/pingpong/cpus=1/delay=-/rep=0"
     assert (meta["accel"], meta["icount"], meta["unsafe"], meta["make"]["LOCKSTATS"], meta["stats"]) \
@@ -219,7 +238,7 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert meta["git"]  # the source revision the sweep built from
     with open(run / "results.csv") as f:
         rows = list(csv.DictReader(f))
-    assert len(rows) == 15
+    assert len(rows) == 16
     assert rows[0]["sweep.lock"] == "none" and rows[0]["call.median"] == "400"
     report = text
     heads = [line for line in report.splitlines() if line.startswith("## ")]
@@ -356,9 +375,9 @@ def test_redis_command_wraps_the_boot():
     plan = sweep.Plan(redis_requests=300, redis_clients=7)
     cmd = sweep.redis_command(Path("/r"), ["python", "qemu_run.py", "--cpus", "2"], plan, 90)
     assert cmd[1] == "/r/tools/redis_run.py"
-    assert cmd[2:13] == ["--timeout", "90", "--client", "redis-benchmark", "--requests", "300",
-                         "--clients", "7", "--records", "32000", "--"]
-    assert cmd[13:] == ["python", "qemu_run.py", "--cpus", "2", "--net"]
+    assert cmd[2:15] == ["--timeout", "90", "--client", "redis-benchmark", "--requests", "300",
+                         "--clients", "7", "--records", "32000", "--tests", "set,get", "--"]
+    assert cmd[15:] == ["python", "qemu_run.py", "--cpus", "2", "--net"]
     args = sweep.parse_args(["--benchmarks", "redis", "--redis-client", "ycsb", "--redis-records", "500"])
     plan = sweep.plan_from_args(args)
     assert (plan.redis_client, plan.redis_records) == ("ycsb", 500)

@@ -24,12 +24,18 @@ and over the window ("For a Microkernel, a Big Lock Is Fine", section 5.2):
 
 The per-operation figures do not depend on how fast the host is; under
 -icount they are exact instruction counts and are the headline.
+
+The Linux baseline's boots (docs/linux-baseline.md) mark the same window with `procstat` records
+instead (tools/procstat.py): the same per-core time, from /proc/stat, and no kernel entry counts,
+so their entry figures are None.  `total_per_op` is the window's guest time of all cores per
+operation, idle included: kernel + user can be no more.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import procstat
 import records as rec
 
 START_TAG = 1
@@ -48,15 +54,15 @@ class CoreWindow:
     idle: int
     kernel: int
     user: int
-    entries: dict
+    entries: dict | None  # None: the guest does not count its kernel entries (Linux)
 
     @property
     def utilisation(self) -> float:
         return 1.0 - self.idle / self.elapsed if self.elapsed else 0.0
 
     @property
-    def total_entries(self) -> int:
-        return sum(self.entries.values())
+    def total_entries(self) -> int | None:
+        return sum(self.entries.values()) if self.entries is not None else None
 
     @property
     def delay(self) -> float | None:
@@ -78,7 +84,10 @@ def marks(records) -> dict:
 
 
 def window(records, start: int = START_TAG, end: int = END_TAG) -> list[CoreWindow]:
-    """Each core's differences between the start and the end mark."""
+    """Each core's differences between the start and the end mark: of the kernel's `kstats`,
+    or of a Linux guest's `procstat` records when the boot has those."""
+    if procstat.marks(records):
+        return linux_window(records, start, end)
     found = marks(records)
     for tag in (start, end):
         if tag not in found:
@@ -97,6 +106,27 @@ def window(records, start: int = START_TAG, end: int = END_TAG) -> list[CoreWind
         if cores[-1].elapsed <= 0:
             raise WindowError(f"core {a['core']}: the counter did not advance over the window")
     return cores
+
+
+def linux_window(records, start: int = START_TAG, end: int = END_TAG) -> list[CoreWindow]:
+    """Each core's differences between the marks of a Linux guest (tools/procstat.py)."""
+    found = procstat.marks(records)
+    for tag in (start, end):
+        if tag not in found:
+            raise WindowError(f"no procstat records with tag {tag}")
+    first, last = found[start], found[end]
+    if [p["core"] for p in first] != [p["core"] for p in last]:
+        raise WindowError("the two marks name different cores")
+    cores = [CoreWindow(core=a["core"], entries=None, **procstat.core_deltas(a, b))
+             for a, b in zip(first, last)]
+    if any(c.elapsed <= 0 for c in cores):
+        raise WindowError("the guest's uptime did not advance over the window")
+    return cores
+
+
+def _per_op(values: list, ops: int) -> float | None:
+    """The sum of values per operation; None when any is unknown."""
+    return None if any(v is None for v in values) else sum(values) / ops
 
 
 def lock_window(records, end: int = END_TAG) -> list[dict] | None:
@@ -136,11 +166,13 @@ def figures(records) -> dict:
         "utilisation": utilisation,
         "mean_utilisation": mean_util,
         "xput": throughput / mean_util if throughput is not None and mean_util > 0 else None,
-        "entries_per_op": sum(c.total_entries for c in cores) / ops,
-        "entries_per_op_by_cause": {cause: sum(c.entries[cause] for c in cores) / ops
-                                    for cause in CAUSES},
+        "entries_per_op": _per_op([c.total_entries for c in cores], ops),
+        "entries_per_op_by_cause": ({cause: sum(c.entries[cause] for c in cores) / ops
+                                     for cause in CAUSES}
+                                    if all(c.entries is not None for c in cores) else None),
         "kernel_per_op": sum(c.kernel for c in cores) / ops,
         "user_per_op": sum(c.user for c in cores) / ops,
+        "total_per_op": sum(c.elapsed for c in cores) / ops,
         "delay_per_core": [c.delay for c in cores],
         "kernel_per_entry": (sum(c.kernel for c in cores) / sum(c.total_entries for c in cores)
                              if any(c.total_entries for c in cores) else None),

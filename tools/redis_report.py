@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import model
 import records as rec
 import redis_figures
+import redis_run
 
 LOCK_ORDER = ("none", "bkl", "fine", "rtm")
 MODEL_CORES = (1, 2, 4, 8, 16)
@@ -39,6 +40,7 @@ class Boot:
     stats: bool = False  # a LOCKSTATS=1 build: slower, but it measures the lock's hold time
     emulated: bool = True  # under TCG: wall-clock rates are emulation speed
     arch: str = "x86_64"
+    server: str = redis_run.OWN_SERVER  # the server the boot ran (the bench record's config)
 
     @property
     def variant(self) -> str:
@@ -78,7 +80,9 @@ def boots(records) -> list[Boot]:
                           icount=bool(meta.get("icount", False)), figures=fig,
                           stats=bool(meta.get("stats", False)),
                           emulated=meta.get("accel", "tcg") == "tcg",
-                          arch=meta.get("arch", info.get("arch", "x86_64"))))
+                          arch=meta.get("arch", info.get("arch", "x86_64")),
+                          server=rec.field(rec.benches(group, "redis")[-1], "server",
+                                           redis_run.OWN_SERVER)))
     return found
 
 
@@ -111,9 +115,10 @@ def _fmt(value, digits: int = 1) -> str:
 
 
 def configurations(found: list[Boot]) -> dict:
-    """{(variant, cpus): [Boot]} in lock order, statistics builds after, then cores."""
+    """{(variant, cpus): [Boot]} by cores, then in lock order (the Linux baseline's `linux`
+    last, beside the variants on as many cores), statistics builds after."""
     out: dict = {}
-    for b in sorted(found, key=lambda b: (_lock_key(b.lock), b.stats, b.cpus)):
+    for b in sorted(found, key=lambda b: (b.cpus, _lock_key(b.lock), b.stats)):
         out.setdefault((b.variant, b.cpus), []).append(b)
     return out
 
@@ -126,7 +131,7 @@ def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
     timing = timing or {}
     unit = "instructions" if any(b.icount for b in found) else "cycles"
     head = (f"{'lock':<10}{'cores':>6}{'boots':>6}{'ops':>9}{'entries/op':>11}{'kernel/op':>11}"
-            f"{'untimed':>9}{'user/op':>11}{'lock/op':>10}")
+            f"{'untimed':>9}{'user/op':>11}{'lock/op':>10}  server")
     sources = {b.figures.get("ops_source", "configured") for b in found}
     counted = ("the servers' own count of commands run in the window (INFO total_commands_processed)"
                if sources == {"server"} else
@@ -135,7 +140,8 @@ def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
     lines = [f"(per operation, in {unit}; ops: {counted}; lock/op only from LOCKSTATS=1 builds, "
              "the -stats rows; the window runs with the kernel's timing on, and untimed is "
              "kernel/op less entries/op times what timing adds to an entry, from the release "
-             "build's ping-pong timing pass, where the run has one)", head]
+             "build's ping-pong timing pass, where the run has one; `linux` is the Linux "
+             "baseline, docs/linux-baseline.md, which counts no kernel entries)", head]
     for (lock, cpus), group in configurations(found).items():
         figs = [b.figures for b in group]
         kernel, entries = (_median([f[k] for f in figs]) for k in ("kernel_per_op", "entries_per_op"))
@@ -147,7 +153,8 @@ def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
             f"{_fmt(entries, 2):>11}"
             f"{_fmt(kernel, 0):>11}{_fmt(untimed, 0):>9}"
             f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
-            f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}")
+            f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}"
+            f"  {', '.join(sorted({b.server for b in group}))}")
     return "\n".join(lines)
 
 

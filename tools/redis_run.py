@@ -6,7 +6,10 @@ while the guest serves:
   1. waits for qemu_run's `net` record (host port -> guest port) and the
      app's `redis` record (the guest ports it serves, docs/network.md);
   2. sends `DEBUG KSTATS 1` (the start mark: the kernel prints a `kstats`
-     and a `lockstats` record per core, docs/console.md);
+     and a `lockstats` record per core, docs/console.md); a Linux guest
+     (docs/linux-baseline.md) names a marks port in its `linux` record
+     instead, and the marks go there as a line "<tag>" ("<tag> print" at the
+     end, after which it prints its `procstat` records of both marks);
   3. runs the clients against every served port at once, one process per
      port: Debian's redis-benchmark (`-t set,get`, a bounded number of
      requests), or YCSB workload A (tools/ycsb.py: its load phase before the
@@ -18,7 +21,8 @@ while the guest serves:
      figures.  `ops` is what the servers counted (INFO's total_commands_processed of every
      served port just before the start mark and just after the end mark, less the host's own
      INFO and DEBUG commands); a server without that count leaves the configured request count,
-     and `ops_source` says which.
+     and `ops_source` says which.  `server` is the server the guest's `redis` record names,
+     or the project's own (userland/redis) when it names none.
 
 Every wait is bounded by the boot's timeout; servers are reached on
 127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
@@ -39,11 +43,12 @@ import sys
 import threading
 import time
 
+import procstat
 import records as rec
 import redis_figures
 import ycsb
 
-BENCHMARK_TESTS = ("set", "get")
+BENCHMARK_TESTS = ("set", "get")  # redis-benchmark's tests that a window may run
 # The exit status when there is nothing to measure: the guest ended without
 # serving (a build without lwIP says why), or the host lacks redis-benchmark.
 SKIPPED = 77
@@ -56,17 +61,22 @@ def mark_command(tag: int) -> bytes:
     return b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
 
 
-def send_mark(port: int, tag: int, timeout: float) -> str:
-    """Send a mark to the server at 127.0.0.1:port; its reply line."""
+def request_line(port: int, data: bytes, timeout: float) -> str:
+    """Send data to 127.0.0.1:port; the reply's first line."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
-        s.sendall(mark_command(tag))
+        s.sendall(data)
         reply = b""
-        while not reply.endswith(b"\r\n"):
+        while not reply.endswith(b"\n"):
             chunk = s.recv(256)
             if not chunk:
                 break
             reply += chunk
     return reply.decode(errors="replace").strip()
+
+
+def send_mark(port: int, tag: int, timeout: float) -> str:
+    """Send a mark to the server at 127.0.0.1:port; its reply line."""
+    return request_line(port, mark_command(tag), timeout)
 
 
 def read_reply(sock: socket.socket) -> bytes:
@@ -101,25 +111,37 @@ def commands_processed(port: int, timeout: float) -> int | None:
     return None
 
 
-def server_operations(before: dict, after: dict) -> int | None:
+OWN_SERVER = "the project's userland/redis"
+
+
+def send_linux_mark(port: int, tag: int, timeout: float) -> str:
+    """A mark on a Linux guest's marks port: its reply line.  The end mark also asks the guest
+    to print its records (tools/linux_init.sh)."""
+    line = f"{tag} print\n" if tag == redis_figures.END_TAG else f"{tag}\n"
+    return request_line(port, line.encode(), timeout)
+
+
+def server_operations(before: dict, after: dict, marks_to_server: int = 2) -> int | None:
     """The commands the servers ran between two snapshots of INFO's
     total_commands_processed ({port: count}), less the host's own: each
-    port's first INFO (counted once it has run) and the two DEBUG KSTATS marks
-    on the first port.  None when a server did not report the count."""
+    port's first INFO (counted once it has run) and the marks sent to the
+    first port as commands (the kernel's two DEBUG KSTATS; none to a Linux
+    guest).  None when a server did not report the count."""
     if not before or set(before) != set(after) or None in before.values() or None in after.values():
         return None
-    return sum(after[p] - before[p] for p in before) - len(before) - 2
+    return sum(after[p] - before[p] for p in before) - len(before) - marks_to_server
 
 
-def benchmark_command(port: int, requests: int, clients: int) -> list:
+def benchmark_command(port: int, requests: int, clients: int, tests=BENCHMARK_TESTS) -> list:
     return ["redis-benchmark", "-h", "127.0.0.1", "-p", str(port), "-n", str(requests),
-            "-c", str(clients), "-t", ",".join(BENCHMARK_TESTS), "-q"]
+            "-c", str(clients), "-t", ",".join(tests), "-q"]
 
 
-def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float) -> tuple:
+def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float,
+                        tests=BENCHMARK_TESTS) -> tuple:
     """redis-benchmark on every port at once: (operations, errors, seconds, notes)."""
     began = time.monotonic()
-    procs = [subprocess.Popen(benchmark_command(p, requests, clients), stdout=subprocess.PIPE,
+    procs = [subprocess.Popen(benchmark_command(p, requests, clients, tests), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, errors="replace")
              for p in ports]
     errors, notes = 0, []
@@ -134,7 +156,7 @@ def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: floa
             errors += 1
             notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
                          + " ".join(out.split())[-300:])
-    return requests * len(BENCHMARK_TESTS) * len(ports), errors, time.monotonic() - began, notes
+    return requests * len(tests) * len(ports), errors, time.monotonic() - began, notes
 
 
 def run_ycsb(ports: list, records: int, operations: int, deadline: float, mark) -> tuple:
@@ -193,11 +215,36 @@ class Console:
             return "\n".join(self.lines) + "\n"
 
 
+def host_forwards(records) -> dict:
+    """{guest port: the host port that reaches it}, from qemu_run's `net` record."""
+    return {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+
+
 def served_host_ports(records) -> list[int]:
     """The host ports that reach a port the guest's app serves, in guest port order."""
-    forwards = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+    forwards = host_forwards(records)
     served = [p for r in rec.of_type(records, "redis") for p in r["redis"]["ports"]]
     return [forwards[p] for p in sorted(served) if p in forwards]
+
+
+def linux_marks_port(records) -> int | None:
+    """The host port of a Linux guest's marks port, or None for the kernel's guests."""
+    named = [r["linux"]["marks"] for r in rec.of_type(records, "linux") if "marks" in r["linux"]]
+    return host_forwards(records).get(named[-1]) if named else None
+
+
+def server_name(records) -> str:
+    """The server the guest's `redis` record names, or the project's own."""
+    named = [r["redis"]["server"] for r in rec.of_type(records, "redis") if "server" in r["redis"]]
+    return named[-1] if named else OWN_SERVER
+
+
+def _linux_marks_printed(records) -> bool:
+    """Both marks' procstat records, one per core of the `linux` record, are there."""
+    found = procstat.marks(records)
+    cores = [r["linux"]["cores"] for r in rec.of_type(records, "linux") if "cores" in r["linux"]]
+    return bool(cores) and all(len(found.get(tag, [])) == cores[-1]
+                               for tag in (redis_figures.START_TAG, redis_figures.END_TAG))
 
 
 def _mark_printed(tag: int):
@@ -212,10 +259,12 @@ def _mark_printed(tag: int):
 
 
 def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
-        records: int = 1000) -> tuple:
+        records: int = 1000, before_window=None, tests=BENCHMARK_TESTS) -> tuple:
     """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
-    client: "redis-benchmark" (requests per test and port, clients connections each) or
-    "ycsb" (workload A: records per server, requests operations per client)."""
+    client: "redis-benchmark" (requests of each of `tests` per port, clients connections each;
+    a window of GETs alone is preceded by the same SETs, outside it, so that its GETs find their
+    key) or "ycsb" (workload A: records per server, requests operations per client).
+    before_window(host ports), when given, runs once the guest serves, before anything else."""
     needed = "redis-benchmark" if client == "redis-benchmark" else "java"
     if shutil.which(needed) is None:
         return SKIPPED, f"redis_run: {needed} is not installed (tools/ensure_deps.sh installs it)\n"
@@ -227,8 +276,15 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
     status = 1
 
     def mark(port: int, tag: int) -> None:
-        reply = send_mark(port, tag, MARK_TIMEOUT)
-        if reply != "+OK" or not console.wait_for(_mark_printed(tag), time.monotonic() + MARK_TIMEOUT):
+        linux = linux_marks_port(console.records)
+        if linux is not None:
+            reply = send_linux_mark(linux, tag, MARK_TIMEOUT)
+            # The Linux guest prints its records only after the end mark, outside the window.
+            printed = _linux_marks_printed if tag == redis_figures.END_TAG else (lambda records: True)
+        else:
+            reply = send_mark(port, tag, MARK_TIMEOUT)
+            printed = _mark_printed(tag)
+        if reply != "+OK" or not console.wait_for(printed, time.monotonic() + MARK_TIMEOUT):
             raise MarkError(f"the mark {tag} failed (reply {reply!r})")
 
     try:
@@ -245,6 +301,8 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
         if not ports:
             notes.append("redis_run: the guest serves no forwarded port")
             return status, console.text() + "\n".join(notes) + "\n"
+        if before_window is not None:
+            before_window(ports)
         counts: dict = {}
 
         def start() -> None:
@@ -256,14 +314,22 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
             config = {"client": "ycsb", "workload": "a", "ports": len(ports), "records": records,
                       "operations": requests}
         else:
+            if "get" in tests and "set" not in tests:
+                _, errors, _, more = run_redis_benchmark(ports, requests, clients, deadline, ("set",))
+                if errors:
+                    notes += more
+                    return status, console.text() + "\n".join(notes) + "\n"
             start()
-            configured, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline)
+            configured, errors, seconds, more = run_redis_benchmark(ports, requests, clients, deadline,
+                                                                    tests)
             config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
-                      "clients": clients, "tests": list(BENCHMARK_TESTS)}
+                      "clients": clients, "tests": list(tests)}
         notes += more
         mark(ports[0], redis_figures.END_TAG)
         counted = server_operations(counts.get("before", {}),
-                                    {p: commands_processed(p, MARK_TIMEOUT) for p in ports})
+                                    {p: commands_processed(p, MARK_TIMEOUT) for p in ports},
+                                    0 if linux_marks_port(console.records) is not None else 2)
+        config["server"] = server_name(console.records)
         # The servers' own count when they keep one; the clients' configured count otherwise.
         record = {"bench": "redis", "config": config,
                   "ops": counted if counted is not None else configured,
@@ -294,10 +360,16 @@ def main(argv=None) -> int:
     p.add_argument("--requests", type=int, default=2000,
                    help="redis-benchmark: per port and test; ycsb: operations per client")
     p.add_argument("--clients", type=int, default=10, help="redis-benchmark: connections per port")
+    p.add_argument("--tests", default=",".join(BENCHMARK_TESTS),
+                   help="redis-benchmark: the tests of the window, some of " + ",".join(BENCHMARK_TESTS))
     p.add_argument("--records", type=int, default=1000, help="ycsb: records per server (the papers: 32,000)")
     p.add_argument("command", nargs="+", help="the qemu_run.py command (after --)")
     args = p.parse_args(argv)
-    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records)
+    tests = tuple(t for t in args.tests.split(",") if t)
+    if not tests or not set(tests) <= set(BENCHMARK_TESTS):
+        p.error("--tests takes some of " + ",".join(BENCHMARK_TESTS))
+    status, text = run(args.command, args.timeout, args.requests, args.clients, args.client, args.records,
+                       tests=tests)
     sys.stdout.write(text)
     if status == 0:
         fig = redis_figures.figures(rec.parse_text(text))

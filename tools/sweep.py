@@ -20,6 +20,13 @@ port at once, one client per instance, between two DEBUG KSTATS marks; `--redis-
 boots the papers' layout, one instance per further core); its figures come from
 tools/redis_figures.py.  A boot whose guest has no Redis server (no lwIP
 in the build) is reported as skipped with the guest's reason, not as failed.
+
+The Linux baseline (`linux-redis`, docs/linux-baseline.md) boots Debian's Linux with one
+redis-server per core (tools/linux_image.py) on the same machine, CPU counts (`--redis-cpus`),
+-icount, NIC and forwards, and measures the same window with the same client settings; it is
+built once per sweep and its rows carry the lock `linux`.
+
+    python3 tools/sweep.py --locks bkl --benchmarks redis,linux-redis --redis-cpus 1,2,4
 """
 
 from __future__ import annotations
@@ -40,7 +47,11 @@ import records as rec
 REPO = Path(__file__).resolve().parent.parent
 LOCKS = ("none", "bkl", "fine", "rtm")
 DELAYED = ("mcpingpong",)  # benchmarks that take a delay= argument
-NETWORKED = ("redis",)  # benchmarks driven from the host over the NIC (tools/redis_run.py)
+NETWORKED = ("redis", "linux-redis")  # driven from the host over the NIC (tools/redis_run.py)
+LINUX = "linux-redis"  # the Linux baseline: not a kernel variant, built and booted once per sweep
+LINUX_LOCK = "linux"  # what its jobs carry as their lock
+LINUX_SMP_ICOUNT = ("Linux does not get past bringing up its second CPU under -icount in this QEMU "
+                    "(docs/linux-baseline.md): only 1 CPU, or --no-icount")
 # tools/redis_run.py's exit status when there is nothing to measure (its SKIPPED).
 SKIPPED_EXIT = 77
 MAKE_NCPUS_DEFAULT = 8  # the Makefile's NCPUS default
@@ -83,6 +94,7 @@ class Plan:
     redis_client: str = "redis-benchmark"
     redis_requests: int = 2000
     redis_clients: int = 10
+    redis_tests: str = "set,get"  # redis-benchmark's tests in the window: set,get, set or get
     redis_records: int = 32000
     # The app's layout (docs/network.md): "single", one instance on core 0, or
     # "percore", the papers' layout, one instance per further core, all driven
@@ -136,12 +148,13 @@ def quick_plan(arch: str) -> Plan:
     acquisition that tools/lockbench.py replays) and with the kernel's timing
     on (what it adds to each entry of the Redis window), and a short Redis
     comparison of every variant on 1 and 2 cores (200 requests of each test
-    per port, 5 connections; one instance per core on 2).  No multicore
+    per port, 5 connections; one instance per core on 2) with the Linux
+    baseline's rows beside them.  No multicore
     ping-pong: under -icount QEMU runs the cores one at a time, so its
     throughput against cores describes the emulator (tools/lockbench.py
     measures the lock on real cores instead)."""
     locks = ["none", "bkl", "fine"] + (["rtm"] if arch == "x86_64" else [])
-    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "redis"],
+    return Plan(arch=arch, locks=locks, benchmarks=["pingpong", "redis", LINUX],
                 cpus=[1, 2], pingpong_cpus=[1], delays=[0, 4000], reps=1, timeout=180,
                 stats_locks=["bkl"], stats_cpus=[1, 2], redis_cpus=[1, 2], redis_requests=200,
                 redis_clients=5, pingpong_timing=True)
@@ -149,11 +162,11 @@ def quick_plan(arch: str) -> Plan:
 
 def expand(plan: Plan) -> list[Job]:
     """Every configuration of the plan, grouped by variant (one build each):
-    the timed runs of every lock, then the lock-statistics runs."""
+    the timed runs of every lock, then the lock-statistics runs, then the Linux baseline."""
     jobs = []
     for stats, locks in ((False, plan.locks), (True, plan.stats_locks)):
         for lock in locks:
-            for bench in plan.benchmarks:
+            for bench in [b for b in plan.benchmarks if b != LINUX]:
                 if bench == "pingpong":
                     cpus_list = plan.pingpong_cpus
                 elif bench in NETWORKED:
@@ -165,6 +178,10 @@ def expand(plan: Plan) -> list[Job]:
                     for delay in delays:
                         for rep in range(1 if stats else plan.reps):
                             jobs.append(Job(lock, bench, cpus, delay, rep, stats))
+    if LINUX in plan.benchmarks:
+        for cpus in plan.redis_cpus:
+            for rep in range(plan.reps):
+                jobs.append(Job(LINUX_LOCK, LINUX, cpus, None, rep))
     return jobs
 
 
@@ -239,13 +256,13 @@ def boot_command(repo: Path, arch: str, lock: str, image: Path, cpus: int, accel
     return cmd
 
 
-def redis_command(repo: Path, boot: list, plan: Plan, timeout: float) -> list:
+def redis_command(repo: Path, boot: list, plan: Plan, timeout: float, net: bool = True) -> list:
     """A networked boot: tools/redis_run.py around the qemu_run.py command, with a NIC
-    and one forwarded port per CPU."""
+    and one forwarded port per CPU (net=False: the boot command asks for its own)."""
     return [sys.executable, str(repo / "tools" / "redis_run.py"), "--timeout", f"{timeout:g}",
             "--client", plan.redis_client, "--requests", str(plan.redis_requests),
             "--clients", str(plan.redis_clients), "--records", str(plan.redis_records),
-            "--", *boot, "--net"]
+            "--tests", plan.redis_tests, "--", *boot] + (["--net"] if net else [])
 
 
 def subprocess_runner(cmd: list, timeout: float) -> tuple:
@@ -442,6 +459,9 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         if job.id in done:
             out(f"{head} done earlier, skipped")
             continue
+        if job.bench == LINUX:
+            run_linux_job(job, state, run_dir, repo, head, built, runner, builder, out, failed)
+            continue
         variables = make_vars(plan, job.lock, job.stats)
         if job.variant not in built:
             cmd = build_command(repo, variables)
@@ -472,31 +492,76 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
                            unsafe, plan.timeout, job.cmdline(extra), log)
         if job.bench in NETWORKED:
             cmd = redis_command(repo, cmd, plan, plan.timeout)
-        start = time.monotonic()
-        status, text = runner(cmd, plan.timeout + 30)
-        seconds = time.monotonic() - start
-        if job.bench in NETWORKED and status == SKIPPED_EXIT:
-            why = text.rstrip().splitlines()[-1] if text.strip() else "no reason given"
-            out(f"{head} SKIP {why}")
-            continue
-        try:
-            records = rec.parse_text(text, str(log))
-            reason = check_boot(status, records, job.bench)
-        except rec.RecordError as err:
-            records, reason = [], str(err)
-        if reason is not None:
-            out(f"{head} FAIL {reason} {seconds:.1f}s (log {log})")
-            failed.append((job, reason))
-            continue
-        meta = {**asdict(job), "job": job.id, "arch": plan.arch, "accel": state.accel,
-                "git": state.git,
-                "icount": state.icount, "unsafe": unsafe, "make": variables, "args": plan.args,
-                "log": str(log), "seconds": round(seconds, 2)}
-        append_records(jsonl, records, meta)
-        state.mark(job)
-        write_csv(jsonl, run_dir / "results.csv")
-        out(f"{head} ok {seconds:.1f}s")
+        meta = {"unsafe": unsafe, "make": variables}
+        boot_and_keep(job, cmd, state, run_dir, log, meta, head, runner, out, failed)
     return failed
+
+
+def boot_and_keep(job: Job, cmd: list, state: State, run_dir: Path, log: Path, meta: dict,
+                  head: str, runner: Runner, out, failed: list) -> None:
+    """Run one boot; keep its records with the job's metadata plus meta when it succeeded,
+    else add (job, reason) to failed."""
+    plan = state.plan
+    start = time.monotonic()
+    status, text = runner(cmd, plan.timeout + 30)
+    seconds = time.monotonic() - start
+    if job.bench in NETWORKED and status == SKIPPED_EXIT:
+        why = text.rstrip().splitlines()[-1] if text.strip() else "no reason given"
+        out(f"{head} SKIP {why}")
+        return
+    try:
+        records = rec.parse_text(text, str(log))
+        reason = check_boot(status, records, job.bench)
+    except rec.RecordError as err:
+        records, reason = [], str(err)
+    if reason is not None:
+        out(f"{head} FAIL {reason} {seconds:.1f}s (log {log})")
+        failed.append((job, reason))
+        return
+    meta = {**asdict(job), "job": job.id, "arch": plan.arch, "accel": state.accel,
+            "git": state.git, "icount": state.icount, **meta, "args": plan.args,
+            "log": str(log), "seconds": round(seconds, 2)}
+    jsonl = run_dir / "results.jsonl"
+    append_records(jsonl, records, meta)
+    state.mark(job)
+    write_csv(jsonl, run_dir / "results.csv")
+    out(f"{head} ok {seconds:.1f}s")
+
+
+def linux_image_command(repo: Path, arch: str) -> list:
+    """Make the Linux baseline's guest; the last line printed is its folder."""
+    return [sys.executable, str(repo / "tools" / "linux_image.py"), "--arch", arch]
+
+
+def run_linux_job(job: Job, state: State, run_dir: Path, repo: Path, head: str, built: dict,
+                  runner: Runner, builder: Builder, out, failed: list) -> None:
+    """One boot of the Linux baseline: its guest made once (tools/linux_image.py), booted on
+    the accelerator and -icount the sweep's kernel boots use (TCG with -icount when none ran)."""
+    import linux_image
+
+    plan = state.plan
+    if state.accel is None:
+        state.accel, state.icount = "tcg", plan.icount is not False
+        state.save()
+        out(unit_notice(state.accel, state.icount))
+    if state.icount and job.cpus > 1:
+        out(f"{head} SKIP {LINUX_SMP_ICOUNT}")
+        return
+    if LINUX not in built:
+        out(f"making the Linux guest for {plan.arch} ...")
+        status, output = builder(linux_image_command(repo, plan.arch))
+        built[LINUX] = repo / build_dir(output) if status == 0 else None
+        if status != 0:
+            out("\n".join(output.rstrip().splitlines()[-5:]))
+    if built[LINUX] is None:
+        out(f"{head} FAIL the Linux guest could not be made")
+        failed.append((job, "the Linux guest could not be made"))
+        return
+    log = run_dir / "logs" / (job.id.replace("/", "_").replace("=", "") + ".log")
+    boot = linux_image.boot_command(plan.arch, built[LINUX], job.cpus, state.icount,
+                                    plan.timeout, log)
+    boot_and_keep(job, redis_command(repo, boot, plan, plan.timeout, net=False), state, run_dir,
+                  log, {"server": "linux"}, head, runner, out, failed)
 
 
 def report(run_dir: Path, out=say, notice: str | None = None) -> None:
@@ -549,6 +614,9 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: requests of each redis-benchmark test per port, or YCSB operations "
                         "per client (default 2000)")
     p.add_argument("--redis-clients", type=int, help="redis: connections per port (default 10)")
+    p.add_argument("--redis-tests", choices=["set,get", "set", "get"],
+                   help="redis with redis-benchmark: the tests of the window (default set,get; get "
+                        "alone is preceded by the same SETs outside the window)")
     p.add_argument("--redis-client", choices=["redis-benchmark", "ycsb"],
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
@@ -575,7 +643,7 @@ def parse_args(argv=None) -> argparse.Namespace:
 def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
-                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients",
+                 "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients", "redis_tests",
                  "redis_client", "redis_records", "redis_layout"):
         value = getattr(args, name)
         if value is not None:
