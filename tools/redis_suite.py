@@ -70,7 +70,11 @@ def run_unit(unit: str, host: str, port: int, timeout: float = UNIT_TIMEOUT) -> 
     with tempfile.TemporaryDirectory(prefix="redis-suite-") as scratch:
         shutil.copytree(os.path.join(SOURCE, "tests"), os.path.join(scratch, "tests"))
         shutil.copy(os.path.join(SOURCE, "runtest"), scratch)
-        cmd = ["tclsh", "tests/test_helper.tcl", *suite_flags(host, port), "--single", "unit/" + unit]
+        # The harness's own ports (its test server's, its clients'): from a base of this run's, so
+        # that two runs at once do not take the same.
+        base = 20000 + (os.getpid() * 97 + int(time.monotonic() * 1000)) % 30000
+        cmd = ["tclsh", "tests/test_helper.tcl", *suite_flags(host, port), "--baseport", str(base),
+               "--portcount", "200", "--single", "unit/" + unit]
         try:
             done = subprocess.run(cmd, cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True,
                                   text=True, timeout=timeout)
