@@ -286,7 +286,7 @@ REDIS_SUITE_CONFIGS ?= x86_64-bkl-4 x86_64-fine-4 arm-imx6-bkl-4
 redis-suite: deps
 	@mkdir -p results/redis-suite
 	@$(PYTHON) tools/redis_suite.py $(addprefix --guest ,$(REDIS_SUITE_CONFIGS)) \
-	    --markdown results/redis-suite/summary.md
+	    --markdown results/redis-suite/summary.md --json results/redis-suite/results.json
 
 # The long soak of the kernel-hosted Redis server (tests/test_redis_soak.py); `make test` runs
 # the same test for 90 s.  SOAK_SECONDS sets another length.

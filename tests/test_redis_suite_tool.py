@@ -35,7 +35,15 @@ def test_compare_counts_only_what_the_baseline_passed():
     assert (c["ok"], c["baseline_ok"]) == (2, 5)
     assert c["ratio"] == pytest.approx(0.4)
     assert c["units"][0]["missing"] == ["b", "d"]
-    assert c["units"][1] == {"unit": "quit", "baseline_ok": 1, "ok": 0, "missing": ["q"]}
+    assert c["units"][1] == {"unit": "quit", "baseline_ok": 1, "ok": 0, "missing": ["q"], "how": {"q": "not run"}}
+
+
+def test_compare_counts_every_run_of_a_repeated_name():
+    baseline = [{"unit": "type/zset", "ok": ["ZADD - listpack", "same", "same", "same"]}]
+    mine = [{"unit": "type/zset", "ok": ["ZADD - listpack", "same", "same"], "err": [], "skip": ["same"]}]
+    c = redis_suite.compare(mine, baseline)
+    assert (c["ok"], c["baseline_ok"]) == (3, 4)
+    assert c["units"][0]["how"] == {"same": "skipped"}
 
 
 @needs_suite
