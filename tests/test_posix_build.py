@@ -61,7 +61,7 @@ def personality_vars() -> list[str]:
 
 
 def make(*args: str) -> subprocess.CompletedProcess:
-    proc = subprocess.run(["make", "-j2", *args, *personality_vars()], cwd=ROOT,
+    proc = subprocess.run(["make", "--no-print-directory", "-j2", *args, *personality_vars()], cwd=ROOT,
                           capture_output=True, text=True, timeout=BUILD_TIMEOUT)
     assert proc.returncode == 0, f"make {' '.join(args)} failed:\n{proc.stdout[-4000:]}{proc.stderr[-4000:]}"
     return proc
