@@ -152,3 +152,52 @@ def test_redis_still_answers_on_every_instance(guest):
     for port in guest.ports:
         assert redis_cli(port, "PING") == "PONG"
     assert ask(guest, b"check") == "OK check"
+
+
+# ---- tools/redis_run.py on the real Redis: the marks on the control port
+
+# The window of the redis_run boot: requests of each test (set, get) per port, connections per port.
+REQUESTS = 200
+CLIENTS = 5
+# Guest seconds (qemu_run's GuestBudget) for the boot and its window: only a bound on waiting.
+RUN_TIMEOUT = 600
+
+
+@pytest.mark.parametrize("cpus", [1, 2])
+def test_redis_run_measures_the_real_redis_through_the_control_port(cpus):
+    """One boot through redis_run under -icount, impl=posix: on 1 CPU the driver and one Redis
+    process on core 0, on 2 one Redis process on core 1.  The marks go to the control port, and
+    the figures are the real Redis's, counted by the servers themselves."""
+    import shutil
+    import sys
+
+    import redis_figures
+    from conftest import build
+    from records import parse_text, record_type
+
+    if shutil.which("redis-benchmark") is None:
+        pytest.skip("redis-benchmark (Debian's redis-tools) is not installed (make deps)")
+    image = build("x86_64", "bkl", posix_program=redis_program("x86_64")) / "kernel.elf"
+    cmd = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", "x86_64", "--lock", "bkl",
+           "--image", str(image), "--cpus", str(cpus), "--accel", "tcg", "--icount",
+           "--timeout", str(RUN_TIMEOUT), "--cmdline", "app=redis impl=posix", "--net"]
+    status, text = redis_run.run(cmd, RUN_TIMEOUT, REQUESTS, CLIENTS)
+    assert status == 0, text[-3000:]
+    records = parse_text(text)
+
+    served = [r["redis"] for r in records if record_type(r) == "redis"][-1]
+    assert served["impl"] == "posix" and served["control"] == 7000
+    assert [i["core"] for i in served["instances"]] == ([0] if cpus == 1 else [1])
+    bench = [r for r in records if r.get("bench") == "redis"][-1]
+    assert bench["config"]["server"].startswith("redis 7.0.")
+    # Both marks, one kstats record per core each, taken through the control port.
+    marks = redis_figures.marks(records)
+    assert {tag: len(cores) for tag, cores in marks.items()} == {1: cpus, 2: cpus}
+    fig = redis_figures.figures(records)
+    # What Redis counted: the window's SETs and GETs and redis-benchmark's own CONFIG GETs, and
+    # none of the marks.
+    assert fig["ops_source"] == "server"
+    assert REQUESTS * 2 <= fig["ops"] <= REQUESTS * 2 + 4, fig
+    assert fig["errors"] == 0
+    assert fig["kernel_per_op"] > 0 and fig["user_per_op"] > 0 and fig["entries_per_op"] > 0
+    assert all(0 < u <= 1 for u in fig["utilisation"])
