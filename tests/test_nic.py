@@ -63,6 +63,25 @@ def test_net_argv_arm_is_the_boards_enet(tmp_path):
     assert "-nic" not in plain
 
 
+def test_net_argv_adds_udp_forwards_after_the_tcp_ones(tmp_path):
+    argv = qemu_run.qemu_argv("x86_64", Path("k.elf"), 2, "tcg", False, "app=redis", [],
+                              forwards=[(40001, 6379)], udp_forwards=[(40009, 7000)])
+    assert argv[argv.index("-netdev") + 1] == ("user,id=n0,hostfwd=tcp:127.0.0.1:40001-:6379,"
+                                               "hostfwd=udp:127.0.0.1:40009-:7000")
+    argv = qemu_run.qemu_argv("arm-imx6", tmp_path / "k.elf", 1, "tcg", False, "app=redis", [],
+                              scratch=tmp_path, forwards=[(40001, 6379)], udp_forwards=[(40009, 7000)])
+    assert argv[argv.index("-nic") + 1] == ("user,hostfwd=tcp:127.0.0.1:40001-:6379,"
+                                            "hostfwd=udp:127.0.0.1:40009-:7000")
+
+
+def test_free_udp_ports_can_be_bound():
+    hosts = qemu_run.free_host_ports(2, socket.SOCK_DGRAM)
+    assert len(set(hosts)) == 2
+    for h in hosts:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.bind(("127.0.0.1", h))
+
+
 def test_net_ports_out_of_range_is_refused():
     image = build("x86_64", "bkl") / "kernel.elf"
     proc = subprocess.run([sys.executable, str(REPO / "tools" / "qemu_run.py"), "--image", str(image),
@@ -84,6 +103,10 @@ def test_qemu_run_net_prints_its_forwards(guest):
     for f in forwards:
         assert f"hostfwd=tcp:127.0.0.1:{f['host']}-:{f['guest']}" in run.log
         assert f"qemu_run: net: 127.0.0.1:{f['host']} -> guest port {f['guest']}" in run.log
+    # One UDP forward, to the app redis's control port (userland/net/control_port.h).
+    udp = records[0]["net"]["udp"]
+    assert [f["guest"] for f in udp] == [7000]
+    assert f"hostfwd=udp:127.0.0.1:{udp[0]['host']}-:7000" in run.log
 
 
 def assert_nic_test_passed(run, name, cpus):

@@ -206,8 +206,64 @@ def fake_info_server(replies):
 def test_commands_processed_reads_info():
     body = b"# Server\r\nredis_version:7.0.15\r\n\r\n# Stats\r\ntotal_commands_processed:4242\r\n" + b"x" * 5000
     port = fake_info_server([body, b"# Server\r\nredis_version:7.0.15\r\n"])
-    assert redis_run.commands_processed(port, 5.0) == 4242
-    assert redis_run.commands_processed(port, 5.0) is None   # a server without the count
+    info = redis_run.server_info(port, 5.0)
+    assert info["redis_version"] == "7.0.15"
+    assert redis_run.commands_processed(info) == 4242
+    assert redis_run.commands_processed(redis_run.server_info(port, 5.0)) is None   # without the count
+
+
+def fake_control_port(replies_after: int):
+    """A UDP server on 127.0.0.1 that ignores the first replies_after datagrams and answers
+    each later one with "OK " and the request; it keeps what it received."""
+    import socket
+    import threading
+
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.bind(("127.0.0.1", 0))
+    received: list[bytes] = []
+
+    def serve():
+        while True:
+            data, sender = sock.recvfrom(2048)
+            received.append(data)
+            if len(received) > replies_after:
+                sock.sendto(b"OK " + data, sender)
+                return
+
+    threading.Thread(target=serve, daemon=True).start()
+    return sock.getsockname()[1], received
+
+
+def test_a_control_request_is_resent_until_its_reply():
+    port, received = fake_control_port(replies_after=2)
+    assert redis_run.control_request(port, "kstats 1", 30.0) == "OK kstats 1"
+    assert received == [b"kstats 1"] * 3
+
+
+def test_a_control_request_without_a_reply_times_out():
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        with pytest.raises(TimeoutError):
+            redis_run.control_request(silent.getsockname()[1], "check", 0.5)
+
+
+def test_the_marks_go_to_the_control_port_the_redis_record_names():
+    net = {"net": {"forwards": [{"host": 40000, "guest": 6379}], "udp": [{"host": 40007, "guest": 7000}]}}
+    posix = {"redis": {"ports": [6379], "control": 7000, "impl": "posix"}}
+    assert redis_run.control_port([net, posix]) == 40007
+    # layout=single names no control port: its marks are DEBUG KSTATS commands.
+    assert redis_run.control_port([net, {"redis": {"ports": [6379]}}]) is None
+    # A qemu_run without the UDP forward.
+    assert redis_run.control_port([{"net": {"forwards": []}}, posix]) is None
+
+
+def test_the_server_is_named_by_the_real_redis_own_version():
+    posix = [{"redis": {"ports": [6379], "control": 7000, "impl": "posix"}}]
+    assert redis_run.server_name(posix, {"redis_version": "7.0.15"}) == "redis 7.0.15"
+    builtin = [{"redis": {"ports": [6379], "control": 7000, "impl": "builtin"}}]
+    assert redis_run.server_name(builtin, {"redis_version": "7.0.15"}) == redis_run.OWN_SERVER
 
 
 def test_server_operations_leave_out_the_hosts_own_commands():
@@ -215,6 +271,8 @@ def test_server_operations_leave_out_the_hosts_own_commands():
     before = {40000: 10, 40001: 0}
     after = {40000: 10 + 1 + 2 + 400, 40001: 1 + 400}
     assert redis_run.server_operations(before, after) == 800
+    # Marks on the control port are no commands of the servers.
+    assert redis_run.server_operations(before, {40000: 10 + 1 + 400, 40001: 1 + 400}, 0) == 800
     assert redis_run.server_operations(before, {40000: 413, 40001: None}) is None
     assert redis_run.server_operations({}, after) is None
 

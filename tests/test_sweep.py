@@ -75,22 +75,25 @@ class FakeQemu:
 
 
 class FakeMake:
-    """Answers `make ... kernel print-build-dir` with a build folder name."""
+    """Answers `make ... kernel print-build-dir` with a build folder name, and `make posix`."""
 
-    def __init__(self, fail_lock=None):
-        self.calls, self.fail_lock = [], fail_lock
+    def __init__(self, fail_lock=None, fail_posix=False):
+        self.calls, self.fail_lock, self.fail_posix = [], fail_lock, fail_posix
 
     def __call__(self, cmd):
         self.calls.append(cmd)
         if cmd[1].endswith("linux_image.py"):
             return 0, f"/repo/build/linux-guest/{option(cmd, '--arch')}\n"
         variables = dict(w.split("=", 1) for w in cmd if "=" in w)
+        if "posix" in cmd:
+            return (2, "redis: error: broken\n") if self.fail_posix else (0, "")
         if variables["LOCK"] == self.fail_lock:
             return 2, "lock/fine.c:1: error: broken\n"
         unsafe = "-unsafe" if variables["UNSAFE"] == "1" else ""
         stats = "-stats" if variables["LOCKSTATS"] == "1" else ""
+        posix = "/posix-redis-server-1" if "POSIX_PROGRAM" in variables else ""
         # Under make -j the folder's line need not come last.
-        return 0, (f"build/{variables['ARCH']}-{variables['LOCK']}{stats}{unsafe}\n"
+        return 0, (f"build/{variables['ARCH']}-{variables['LOCK']}{stats}{unsafe}{posix}\n"
                    f"built build/x/kernel.elf\n")
 
 
@@ -127,9 +130,15 @@ def test_quick_plan_expansion():
     assert {(j.bench, j.cpus, j.delay) for j in timed if j.lock == "bkl"} == {
         ("pingpong", 1, None), ("redis", 1, None), ("redis", 2, None)}
     assert "mcpingpong" not in {j.bench for j in jobs}
+    # The real Redis: its own variant of each lock, booted impl=posix.
+    redis = [j for j in jobs if j.bench == "redis"]
+    assert all(j.posix and j.variant.endswith("-posix") for j in redis)
+    assert redis[0].cmdline("") == "app=redis impl=posix"
+    assert not any(j.posix for j in jobs if j.bench != "redis")
     # The lock statistics: bkl built with LOCKSTATS=1, after the timed runs.
     stats = jobs[len(timed):]
-    assert all(j.stats and j.lock == "bkl" and j.variant == "bkl-stats" for j in stats)
+    assert all(j.stats and j.lock == "bkl" and j.variant == ("bkl-stats-posix" if j.posix else "bkl-stats")
+               for j in stats)
     assert {(j.bench, j.cpus, j.delay) for j in stats} == {
         ("pingpong", 1, None), ("redis", 1, None), ("redis", 2, None)}
     assert stats[0].cmdline("") == "app=pingpong lockstats=1"
@@ -140,6 +149,7 @@ def test_quick_plan_expansion():
 
 def test_redis_layout_is_per_core_on_several_cores():
     plan = sweep.quick_plan("x86_64")
+    plan.redis_impl = "builtin"
     assert plan.redis_layout == "auto"
     assert sweep.redis_layout(plan, 1) == "single" and sweep.redis_layout(plan, 2) == "percore"
     plan.redis_layout = "single"
@@ -154,9 +164,11 @@ def test_job_command_line():
 
 def test_make_variables():
     plan = sweep.quick_plan("x86_64")
-    none = sweep.make_vars(plan, "none")
+    # none's plain variant runs the one-core ping-pong; its Redis variant runs on two cores.
+    none = sweep.make_vars(plan, "none", posix=True)
     assert none == {"ARCH": "x86_64", "LOCK": "none", "DEBUG": "0", "LOCKSTATS": "0",
-                    "UNSAFE": "1"}
+                    "UNSAFE": "1", "POSIX_PROGRAM": "build/posix/x86_64/redis-server"}
+    assert sweep.make_vars(plan, "none")["UNSAFE"] == "0"
     assert sweep.make_vars(plan, "bkl")["UNSAFE"] == "0"
     assert sweep.make_vars(plan, "bkl")["LOCKSTATS"] == "0"
     assert sweep.make_vars(plan, "bkl", stats=True)["LOCKSTATS"] == "1"
@@ -166,6 +178,10 @@ def test_make_variables():
                                                "LOCKSTATS": "1", "UNSAFE": "0"}
     wide = sweep.Plan(locks=["bkl"], benchmarks=["mcpingpong"], cpus=[1, 16])
     assert sweep.make_vars(wide, "bkl")["NCPUS"] == "16"
+    # The real Redis's variant embeds make posix's program; the plain one does not.
+    assert sweep.make_vars(plan, "bkl", posix=True)["POSIX_PROGRAM"] == "build/posix/x86_64/redis-server"
+    assert "POSIX_PROGRAM" not in sweep.make_vars(plan, "bkl")
+    assert sweep.posix_build_command(Path("/r"), "arm-imx6")[3:] == ["-C", "/r", "posix", "ARCH=arm-imx6"]
     cmd = sweep.build_command(Path("/r"), {"ARCH": "x86_64", "LOCK": "bkl"})
     assert cmd[0:2] == ["make", "-s"] and cmd[2].startswith("-j")
     assert cmd[3:] == ["-C", "/r", "kernel", "ARCH=x86_64", "LOCK=bkl", "print-build-dir"]
@@ -185,6 +201,12 @@ def test_cli_parsing():
         sweep.plan_from_args(sweep.parse_args(["--arch", "arm-imx6", "--locks", "rtm"]))
     with pytest.raises(ValueError, match="unknown lock"):
         sweep.plan_from_args(sweep.parse_args(["--locks", "mutex"]))
+    assert quick.redis_impl == "posix"
+    builtin = sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-impl", "builtin",
+                                                     "--redis-layout", "single"]))
+    assert (builtin.redis_impl, builtin.redis_layout) == ("builtin", "single")
+    with pytest.raises(ValueError, match="per-core layout only"):
+        sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-layout", "single"]))
     with pytest.raises(SystemExit):
         sweep.parse_args(["--resume", "x", "--quick"])
 
@@ -193,38 +215,49 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     qemu, make, chooser = FakeQemu(), FakeMake(), FakeChooser("tcg")
     status, lines = run_main(tmp_path, ["--quick", "--run", "r1"], qemu, make, chooser)
     assert status == 0
-    assert [c[6:8] for c in make.calls[:-1]] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=bkl"],
-                                                 ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=rtm"],
-                                                 ["ARCH=x86_64", "LOCK=bkl"]]
+    # Each lock's plain variant, then (once make posix has built the real Redis) its posix one.
+    kernels = [c for c in make.calls[:-1] if "kernel" in c]
+    assert [c[6:8] for c in kernels] == [["ARCH=x86_64", "LOCK=none"], ["ARCH=x86_64", "LOCK=none"],
+                                         ["ARCH=x86_64", "LOCK=bkl"], ["ARCH=x86_64", "LOCK=bkl"],
+                                         ["ARCH=x86_64", "LOCK=fine"], ["ARCH=x86_64", "LOCK=fine"],
+                                         ["ARCH=x86_64", "LOCK=rtm"], ["ARCH=x86_64", "LOCK=rtm"],
+                                         ["ARCH=x86_64", "LOCK=bkl"], ["ARCH=x86_64", "LOCK=bkl"]]
+    assert [("POSIX_PROGRAM=build/posix/x86_64/redis-server" in c) for c in kernels] == [False, True] * 5
+    posix = [c for c in make.calls if "posix" in c]
+    assert len(posix) == 1 and make.calls.index(posix[0]) == 1     # before the first posix variant
     # The Linux baseline's guest is made once; under -icount only its 1-CPU boot runs.
     assert make.calls[-1][1:] == [str(tmp_path / "repo/tools/linux_image.py"), "--arch", "x86_64"]
     linux = [c for c in qemu.calls if option(c, "--lock") == "linux"]
     assert [option(c, "--cpus") for c in linux] == ["1"] and "--icount" in linux[0]
     assert option(linux[0], "--image") == "/repo/build/linux-guest/x86_64/vmlinuz"
     assert any("linux cpus=2 linux-redis ... SKIP Linux does not get past" in line for line in lines)
-    assert "UNSAFE=1" in make.calls[0] and "UNSAFE=0" in make.calls[1]
-    assert "LOCKSTATS=0" in make.calls[1] and "LOCKSTATS=1" in make.calls[4]
-    image = tmp_path / "repo/build/x86_64-none-unsafe/kernel.elf"
+    # none's plain variant runs one core, its Redis variant two.
+    assert "UNSAFE=0" in kernels[0] and "UNSAFE=1" in kernels[1] and "UNSAFE=0" in kernels[2]
+    assert "LOCKSTATS=0" in kernels[2] and "LOCKSTATS=1" in kernels[8]
+    image = tmp_path / "repo/build/x86_64-none/kernel.elf"
     assert chooser.calls == [("auto", image, "x86_64")]
     boots = [c for c in qemu.calls if option(c, "--lock") != "linux"]
     assert len(boots) == 15
     assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
-    assert all(("--unsafe" in c) == (option(c, "--lock") == "none") for c in boots)
+    # UNSAFE=1 only for none's Redis variant, which runs on two cores.
+    assert all(("--unsafe" in c) == (option(c, "--lock") == "none" and "impl=posix" in option(c, "--cmdline"))
+               for c in boots)
     assert option(boots[0], "--image") == str(image)
     assert option(boots[9], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
-    assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
+    assert option(boots[-1], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/posix-redis-server-1/kernel.elf")
+    assert option(boots[-3], "--image") == str(tmp_path / "repo/build/x86_64-bkl-stats/kernel.elf")
     assert option(boots[-3], "--cmdline") == "app=pingpong lockstats=1"
     # The timed ping-pong also runs with the kernel's timing on (the Redis window's cost); the
     # statistics build's does not.
     assert option(boots[0], "--cmdline") == "app=pingpong timing=1"
-    assert option(boots[-2], "--cmdline") == "app=redis lockstats=1 layout=single"
-    assert option(boots[-1], "--cmdline") == "app=redis lockstats=1 layout=percore"
+    assert option(boots[-2], "--cmdline") == "app=redis impl=posix lockstats=1"
+    assert option(boots[-1], "--cmdline") == "app=redis impl=posix lockstats=1"
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
     assert "[1/17] none cpus=1 pingpong ... ok" in text
     assert "[13/17] bkl-stats cpus=1 pingpong ... ok" in text
-    assert "[15/17] bkl-stats cpus=2 redis ... ok" in text
+    assert "[15/17] bkl-stats-posix cpus=2 redis ... ok" in text
     assert "[16/17] linux cpus=1 linux-redis ... ok" in text
 
     run = tmp_path / "r1"
@@ -353,7 +386,7 @@ def test_redis_boots_without_a_server_are_skipped_not_failed(tmp_path):
             "--run", "r1", "--no-report"]
     status, lines = run_main(tmp_path, args, FakeQemu(redis_skip=True))
     assert status == 0
-    assert any("bkl cpus=1 redis ... SKIP redis_run: skipped: the guest ended without serving: why" in line
+    assert any("bkl-posix cpus=1 redis ... SKIP redis_run: skipped: the guest ended without serving: why" in line
                for line in lines)
     assert sweep.State.load(tmp_path / "r1" / "state.json").completed == []
 
@@ -381,3 +414,33 @@ def test_redis_command_wraps_the_boot():
     args = sweep.parse_args(["--benchmarks", "redis", "--redis-client", "ycsb", "--redis-records", "500"])
     plan = sweep.plan_from_args(args)
     assert (plan.redis_client, plan.redis_records) == ("ycsb", 500)
+
+
+def test_a_failed_make_posix_fails_the_real_redis_boots_only(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "pingpong,redis", "--redis-cpus", "1,2", "--accel", "tcg",
+            "--run", "r1", "--no-report"]
+    make, qemu = FakeMake(fail_posix=True), FakeQemu()
+    status, lines = run_main(tmp_path, args, qemu, make)
+    assert status == 1
+    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=pingpong"]
+    assert len([c for c in make.calls if "posix" in c]) == 1     # tried once, not per boot
+    assert any("make posix FAILED" in line for line in lines)
+    assert any("bkl-posix cpus=2 redis ... FAIL the real Redis could not be built" in line for line in lines)
+
+
+def test_the_builtin_server_keeps_its_layouts_and_plain_image(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "redis", "--redis-cpus", "1,2", "--accel", "tcg",
+            "--redis-impl", "builtin", "--run", "r1", "--no-report"]
+    make, qemu = FakeMake(), FakeQemu()
+    status, _ = run_main(tmp_path, args, qemu, make)
+    assert status == 0
+    assert not [c for c in make.calls if "posix" in c or any("POSIX_PROGRAM" in w for w in c)]
+    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis layout=single",
+                                                            "app=redis layout=percore"]
+
+
+def test_a_stored_plan_without_an_impl_resumes_on_the_builtin_server(tmp_path):
+    state = tmp_path / "state.json"
+    plan = {k: v for k, v in sweep.asdict(sweep.Plan()).items() if k != "redis_impl"}
+    state.write_text(json.dumps({"plan": plan, "completed": []}))
+    assert sweep.State.load(state).plan.redis_impl == "builtin"

@@ -50,6 +50,9 @@ EXIT_NO_QEMU = 125
 # --net: the guest's first server port; server instance i listens on GUEST_PORT_BASE + i.
 GUEST_PORT_BASE = 6379
 NET_PORTS_MAX = 64
+# --net also forwards one host UDP port to this guest UDP port: the app `redis`'s control port,
+# which its NIC driver serves (userland/net/control_port.h: the window's marks).
+GUEST_CONTROL_PORT = 7000
 
 # arm-imx6: where the boot command line blob is loaded (docs/arm-imx6.md).
 ARM_CMDLINE_ADDR = 0x1FF00000
@@ -176,8 +179,8 @@ def choose_accel(requested: str, image: Path, arch: str) -> tuple[str, str]:
     return ("kvm" if usable else "tcg"), reason
 
 
-def free_host_ports(count: int) -> list[int]:
-    """count distinct TCP ports on 127.0.0.1 that nothing listens on now.
+def free_host_ports(count: int, kind: int = socket.SOCK_STREAM) -> list[int]:
+    """count distinct TCP ports (kind SOCK_DGRAM: UDP ports) on 127.0.0.1 that nothing listens on now.
 
     Each is bound (port 0: the kernel picks) and all are held until every one is
     chosen, so they differ; they are released just before QEMU binds them, so
@@ -186,7 +189,7 @@ def free_host_ports(count: int) -> list[int]:
     held = []
     try:
         for _ in range(count):
-            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s = socket.socket(socket.AF_INET, kind)
             s.bind(("127.0.0.1", 0))
             held.append(s)
         return [s.getsockname()[1] for s in held]
@@ -214,9 +217,10 @@ def served_ports(cmdline: str, cpus: int) -> int:
     return max(1, cpus - 1) if percore else 1
 
 
-def hostfwd(forwards: list[tuple[int, int]]) -> str:
-    """QEMU user networking's port forwards, on 127.0.0.1 only."""
-    return "".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
+def hostfwd(forwards: list[tuple[int, int]], udp_forwards: list[tuple[int, int]] | None = None) -> str:
+    """QEMU user networking's port forwards, TCP then UDP, on 127.0.0.1 only."""
+    return ("".join(f",hostfwd=tcp:127.0.0.1:{h}-:{g}" for h, g in forwards)
+            + "".join(f",hostfwd=udp:127.0.0.1:{h}-:{g}" for h, g in udp_forwards or []))
 
 
 def listen_backlog_shim() -> Path | None:
@@ -253,11 +257,13 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               cmdline: str, extra: list[str], iso: Path | None = None,
               uboot: Path | None = None, gdb: bool = False,
               scratch: Path | None = None,
-              forwards: list[tuple[int, int]] | None = None) -> list[str]:
+              forwards: list[tuple[int, int]] | None = None,
+              udp_forwards: list[tuple[int, int]] | None = None) -> list[str]:
     """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest.
 
     forwards (host port, guest port) give the guest a NIC on QEMU user networking (slirp)
-    with those TCP forwards: x86_64 an e1000, arm-imx6 the board's own ENET.  None: no NIC.
+    with those TCP forwards, and udp_forwards with those UDP ones: x86_64 an e1000, arm-imx6
+    the board's own ENET.  forwards None: no NIC.
     """
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
@@ -272,7 +278,7 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
         else:
             argv += ["-kernel", str(image), "-append", cmdline]
         if forwards is not None:
-            argv += ["-netdev", "user,id=n0" + hostfwd(forwards), "-device", "e1000,netdev=n0"]
+            argv += ["-netdev", "user,id=n0" + hostfwd(forwards, udp_forwards), "-device", "e1000,netdev=n0"]
     elif arch == "arm-imx6":
         argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
                 "-display", "none", "-no-reboot", "-serial", "null", "-serial", "stdio",
@@ -282,14 +288,14 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             argv += ["-device", f"loader,file={uboot},addr={where:#x},force-raw=on",
                      "-device", f"loader,addr={entry:#x},cpu-num=0",
                      "-nic", f"user,tftp={uboot_tftp_dir(image.parent, cmdline, scratch)}"
-                     + hostfwd(forwards or [])]
+                     + hostfwd(forwards or [], udp_forwards)]
         else:
             blob = scratch / "cmdline.txt"
             blob.write_bytes(cmdline.encode() + b"\0")
             argv += ["-kernel", str(image),
                      "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
             if forwards is not None:
-                argv += ["-nic", "user" + hostfwd(forwards)]
+                argv += ["-nic", "user" + hostfwd(forwards, udp_forwards)]
     else:
         raise SystemExit(f"unknown arch {arch}")
     if icount:
@@ -359,20 +365,25 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         print(f"qemu_run: --uboot needs arch arm-imx6 and U-Boot's i.MX image ({uboot}): "
               "`make deps` as root unpacks it", file=sys.stderr)
         return EXIT_NO_QEMU
-    forwards = None
+    forwards = udp_forwards = None
     if args.net:
         count = args.net_ports if args.net_ports is not None else served_ports(args.cmdline, args.cpus)
         if not 1 <= count <= NET_PORTS_MAX:
             print(f"qemu_run: --net-ports must be 1..{NET_PORTS_MAX}", file=sys.stderr)
             return 2
         forwards = port_forwards(free_host_ports(count))
+        udp_forwards = [(free_host_ports(1, socket.SOCK_DGRAM)[0], GUEST_CONTROL_PORT)]
         for h, g in forwards:
             print(f"qemu_run: net: 127.0.0.1:{h} -> guest port {g}", flush=True)
-        print("@@ " + json.dumps({"net": {"forwards": [{"host": h, "guest": g} for h, g in forwards]}}),
+        for h, g in udp_forwards:
+            print(f"qemu_run: net: udp 127.0.0.1:{h} -> guest udp port {g}", flush=True)
+        print("@@ " + json.dumps({"net": {"forwards": [{"host": h, "guest": g} for h, g in forwards],
+                                          "udp": [{"host": h, "guest": g} for h, g in udp_forwards]}}),
               flush=True)
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
                      args.extra or [], iso=Path(args.iso) if args.iso else None,
-                     uboot=uboot, gdb=args.gdb, scratch=scratch, forwards=forwards)
+                     uboot=uboot, gdb=args.gdb, scratch=scratch, forwards=forwards,
+                     udp_forwards=udp_forwards)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -491,7 +502,8 @@ def main() -> int:
     p.add_argument("--gdb", action="store_true", help="wait for GDB on :1234")
     p.add_argument("--net", action="store_true",
                    help="give the guest a NIC on QEMU user networking (x86_64: e1000; arm-imx6: "
-                   "the ENET), forwarding free host ports on 127.0.0.1 to guest ports 6379, 6380, ...")
+                   "the ENET), forwarding free host ports on 127.0.0.1 to guest ports 6379, 6380, ... "
+                   "and one to guest UDP port 7000 (the app redis's control port)")
     p.add_argument("--net-ports", type=int, default=None,
                    help="how many ports --net forwards (default: those the app serves: redis 1, "
                         "or one per CPU but the driver's with layout=percore; other apps one per CPU)")

@@ -5,11 +5,16 @@ while the guest serves:
 
   1. waits for qemu_run's `net` record (host port -> guest port) and the
      app's `redis` record (the guest ports it serves, docs/network.md);
-  2. sends `DEBUG KSTATS 1` (the start mark: the kernel prints a `kstats`
-     and a `lockstats` record per core, docs/console.md); a Linux guest
-     (docs/linux-baseline.md) names a marks port in its `linux` record
-     instead, and the marks go there as a line "<tag>" ("<tag> print" at the
-     end, after which it prints its `procstat` records of both marks);
+  2. sends the start mark (tag 1: the kernel prints a `kstats` and a
+     `lockstats` record per core, docs/console.md): to the NIC driver's
+     control port when the `redis` record names one (a UDP datagram
+     "kstats 1", sent again every second until its "OK kstats 1",
+     docs/network.md), which is how the real Redis (impl=posix) is marked;
+     else as `DEBUG KSTATS 1` to the first server (the project's own, in
+     layout=single).  A Linux guest (docs/linux-baseline.md) names a marks
+     port in its `linux` record instead, and the marks go there as a line
+     "<tag>" ("<tag> print" at the end, after which it prints its
+     `procstat` records of both marks);
   3. runs the clients against every served port at once, one process per
      port: Debian's redis-benchmark (`-t set,get`, a bounded number of
      requests), or YCSB workload A (tools/ycsb.py: its load phase before the
@@ -20,9 +25,10 @@ while the guest serves:
      "errors": N, "seconds": S}` to the console text, which tools/redis_figures.py turns into
      figures.  `ops` is what the servers counted (INFO's total_commands_processed of every
      served port just before the start mark and just after the end mark, less the host's own
-     INFO and DEBUG commands); a server without that count leaves the configured request count,
-     and `ops_source` says which.  `server` is the server the guest's `redis` record names,
-     or the project's own (userland/redis) when it names none.
+     INFO commands and the DEBUG KSTATS marks sent as commands); a server without that count
+     leaves the configured request count, and `ops_source` says which.  `server` is the server
+     the guest's `redis` record names; for impl=posix, "redis" and the version its INFO
+     reports; else the project's own (userland/redis).
 
 Every wait is bounded by the boot's timeout; servers are reached on
 127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
@@ -53,6 +59,9 @@ BENCHMARK_TESTS = ("set", "get")  # redis-benchmark's tests that a window may ru
 # serving (a build without lwIP says why), or the host lacks redis-benchmark.
 SKIPPED = 77
 MARK_TIMEOUT = 60.0  # seconds for a mark's reply and records, whatever the load before it
+# A control port request is sent again after this many seconds without its reply: a datagram,
+# or its reply, may be lost (a frame the NIC dropped), and a repeat does no harm (control_port.h).
+CONTROL_RESEND = 1.0
 
 
 def mark_command(tag: int) -> bytes:
@@ -99,16 +108,37 @@ def read_reply(sock: socket.socket) -> bytes:
     return rest[:length]
 
 
-def commands_processed(port: int, timeout: float) -> int | None:
-    """INFO's total_commands_processed of the server at 127.0.0.1:port, or None without it."""
+def server_info(port: int, timeout: float) -> dict:
+    """INFO's fields of the server at 127.0.0.1:port ({name: value})."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
         s.sendall(b"*1\r\n$4\r\nINFO\r\n")
         text = read_reply(s).decode(errors="replace")
-    for line in text.splitlines():
-        name, _, value = line.partition(":")
-        if name == "total_commands_processed" and value.strip().isdigit():
-            return int(value)
-    return None
+    return dict((name, value.strip()) for name, _, value in (line.partition(":") for line in text.splitlines())
+                if value)
+
+
+def commands_processed(info: dict) -> int | None:
+    """INFO's total_commands_processed, or None without it."""
+    value = info.get("total_commands_processed", "")
+    return int(value) if value.isdigit() else None
+
+
+def control_request(port: int, request: str, timeout: float) -> str:
+    """One request to the NIC driver's control port, reached at 127.0.0.1:port (UDP): its reply.
+    Sent again every CONTROL_RESEND seconds until a reply comes; TimeoutError after `timeout`."""
+    deadline = time.monotonic() + timeout
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("127.0.0.1", port))
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError(f"no reply to {request!r} on the control port in {timeout:g} s")
+            try:
+                s.send(request.encode())
+                s.settimeout(min(CONTROL_RESEND, left))
+                return s.recv(2048).decode(errors="replace").strip()
+            except (socket.timeout, ConnectionRefusedError):
+                continue
 
 
 OWN_SERVER = "the project's userland/redis"
@@ -125,8 +155,9 @@ def server_operations(before: dict, after: dict, marks_to_server: int = 2) -> in
     """The commands the servers ran between two snapshots of INFO's
     total_commands_processed ({port: count}), less the host's own: each
     port's first INFO (counted once it has run) and the marks sent to the
-    first port as commands (the kernel's two DEBUG KSTATS; none to a Linux
-    guest).  None when a server did not report the count."""
+    first port as commands (the two DEBUG KSTATS; none when the marks go to
+    the control port or to a Linux guest's marks port).  None when a server
+    did not report the count."""
     if not before or set(before) != set(after) or None in before.values() or None in after.values():
         return None
     return sum(after[p] - before[p] for p in before) - len(before) - marks_to_server
@@ -227,16 +258,31 @@ def served_host_ports(records) -> list[int]:
     return [forwards[p] for p in sorted(served) if p in forwards]
 
 
+def control_port(records) -> int | None:
+    """The host UDP port that reaches the NIC driver's control port the `redis` record names,
+    or None when it names none (layout=single) or qemu_run forwards none to it."""
+    named = [r["redis"]["control"] for r in rec.of_type(records, "redis") if "control" in r["redis"]]
+    udp = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"].get("udp", [])}
+    return udp.get(named[-1]) if named else None
+
+
 def linux_marks_port(records) -> int | None:
     """The host port of a Linux guest's marks port, or None for the kernel's guests."""
     named = [r["linux"]["marks"] for r in rec.of_type(records, "linux") if "marks" in r["linux"]]
     return host_forwards(records).get(named[-1]) if named else None
 
 
-def server_name(records) -> str:
-    """The server the guest's `redis` record names, or the project's own."""
-    named = [r["redis"]["server"] for r in rec.of_type(records, "redis") if "server" in r["redis"]]
-    return named[-1] if named else OWN_SERVER
+def server_name(records, info: dict | None = None) -> str:
+    """The server the guest's `redis` record names; with impl=posix, the real Redis, by the
+    version its INFO (info, when given) reports; else the project's own."""
+    redis = [r["redis"] for r in rec.of_type(records, "redis")]
+    named = [r["server"] for r in redis if "server" in r]
+    if named:
+        return named[-1]
+    if redis and redis[-1].get("impl") == "posix":
+        version = (info or {}).get("redis_version")
+        return f"redis {version}" if version else "redis (impl=posix)"
+    return OWN_SERVER
 
 
 def _linux_marks_printed(records) -> bool:
@@ -277,14 +323,18 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
 
     def mark(port: int, tag: int) -> None:
         linux = linux_marks_port(console.records)
+        control = control_port(console.records)
         if linux is not None:
-            reply = send_linux_mark(linux, tag, MARK_TIMEOUT)
+            reply, ok = send_linux_mark(linux, tag, MARK_TIMEOUT), "+OK"
             # The Linux guest prints its records only after the end mark, outside the window.
             printed = _linux_marks_printed if tag == redis_figures.END_TAG else (lambda records: True)
-        else:
-            reply = send_mark(port, tag, MARK_TIMEOUT)
+        elif control is not None:
+            reply, ok = control_request(control, f"kstats {tag}", MARK_TIMEOUT), f"OK kstats {tag}"
             printed = _mark_printed(tag)
-        if reply != "+OK" or not console.wait_for(printed, time.monotonic() + MARK_TIMEOUT):
+        else:
+            reply, ok = send_mark(port, tag, MARK_TIMEOUT), "+OK"
+            printed = _mark_printed(tag)
+        if reply != ok or not console.wait_for(printed, time.monotonic() + MARK_TIMEOUT):
             raise MarkError(f"the mark {tag} failed (reply {reply!r})")
 
     try:
@@ -306,7 +356,9 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
         counts: dict = {}
 
         def start() -> None:
-            counts["before"] = {p: commands_processed(p, MARK_TIMEOUT) for p in ports}
+            infos = {p: server_info(p, MARK_TIMEOUT) for p in ports}
+            counts["info"] = infos[ports[0]]
+            counts["before"] = {p: commands_processed(i) for p, i in infos.items()}
             mark(ports[0], redis_figures.START_TAG)
 
         if client == "ycsb":
@@ -326,10 +378,12 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
                       "clients": clients, "tests": list(tests)}
         notes += more
         mark(ports[0], redis_figures.END_TAG)
+        marks_elsewhere = (linux_marks_port(console.records) is not None
+                           or control_port(console.records) is not None)
         counted = server_operations(counts.get("before", {}),
-                                    {p: commands_processed(p, MARK_TIMEOUT) for p in ports},
-                                    0 if linux_marks_port(console.records) is not None else 2)
-        config["server"] = server_name(console.records)
+                                    {p: commands_processed(server_info(p, MARK_TIMEOUT)) for p in ports},
+                                    0 if marks_elsewhere else 2)
+        config["server"] = server_name(console.records, counts.get("info"))
         # The servers' own count when they keep one; the clients' configured count otherwise.
         record = {"bench": "redis", "config": config,
                   "ops": counted if counted is not None else configured,

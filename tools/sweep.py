@@ -12,14 +12,20 @@ See docs/results.md.
     python3 tools/sweep.py --locks bkl,fine --cpus 1,2 --delays 0,2000,4000
     python3 tools/sweep.py --resume 20240101-120000
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1,2,4
-    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 2,4 --redis-layout percore
+    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 2,4 --redis-impl builtin
 
 The Redis benchmark (`redis`) boots the app `redis` with a NIC and drives it
 from the host through tools/redis_run.py (redis-benchmark on every served
-port at once, one client per instance, between two DEBUG KSTATS marks; `--redis-layout percore`
-boots the papers' layout, one instance per further core); its figures come from
-tools/redis_figures.py.  A boot whose guest has no Redis server (no lwIP
-in the build) is reported as skipped with the guest's reason, not as failed.
+port at once, one client per instance, between two marks on the NIC driver's
+control port); its figures come from tools/redis_figures.py.  The server is
+the real Redis (`--redis-impl posix`, the default: Debian's redis-server 7.0.15
+built by `make posix` once per sweep and embedded in a variant of each lock's
+kernel, `impl=posix`, the papers' per-core layout on every core count: on one
+core the driver and one Redis process share core 0).  `--redis-impl builtin`
+measures the project's own server instead (userland/redis, `--redis-layout`:
+single on one core, percore on more by default).  A boot whose guest has no
+Redis server (no lwIP in the build) is reported as skipped with the guest's
+reason, not as failed.
 
 The Linux baseline (`linux-redis`, docs/linux-baseline.md) boots Debian's Linux with one
 redis-server per core (tools/linux_image.py) on the same machine, CPU counts (`--redis-cpus`),
@@ -96,10 +102,14 @@ class Plan:
     redis_clients: int = 10
     redis_tests: str = "set,get"  # redis-benchmark's tests in the window: set,get, set or get
     redis_records: int = 32000
-    # The app's layout (docs/network.md): "single", one instance on core 0, or
-    # "percore", the papers' layout, one instance per further core, all driven
-    # at once, one client per instance; "auto", percore on more than one core
-    # (so that every core serves) and single on one.
+    # The server: "posix", the real Redis (make posix's redis-server, embedded in
+    # the kernel image: app=redis impl=posix, the per-core layout), or "builtin",
+    # the project's own (userland/redis) in redis_layout.
+    redis_impl: str = "posix"
+    # The builtin server's layout (docs/network.md): "single", one instance on
+    # core 0, or "percore", the papers' layout, one instance per further core,
+    # all driven at once, one client per instance; "auto", percore on more than
+    # one core (so that every core serves) and single on one.
     redis_layout: str = "auto"
     # The single-core ping-pong also runs with the kernel's timing on (timing=1), which the Redis
     # window runs with: what it adds to a kernel entry (tools/redis_report.py).
@@ -114,11 +124,14 @@ class Job:
     delay: int | None
     rep: int
     stats: bool = False  # a LOCKSTATS=1 build, run with lockstats=1
+    posix: bool = False  # the real Redis: the image embeds it (POSIX_PROGRAM), booted impl=posix
 
     @property
     def variant(self) -> str:
-        """What is built once: the lock, with "-stats" for LOCKSTATS=1."""
-        return self.lock + ("-stats" if self.stats else "")
+        """What is built once: the lock, with "-stats" for LOCKSTATS=1 and "-posix" for an
+        image with the real Redis in it (kept apart, so that the other benchmarks' images
+        are the plain kernel's)."""
+        return self.lock + ("-stats" if self.stats else "") + ("-posix" if self.posix else "")
 
     @property
     def id(self) -> str:
@@ -133,6 +146,8 @@ class Job:
 
     def cmdline(self, extra: str) -> str:
         words = [f"app={self.bench}"]
+        if self.posix:
+            words.append("impl=posix")
         if self.delay is not None:
             words.append(f"delay={self.delay}")
         if self.stats:
@@ -148,8 +163,8 @@ def quick_plan(arch: str) -> Plan:
     acquisition that tools/lockbench.py replays) and with the kernel's timing
     on (what it adds to each entry of the Redis window), and a short Redis
     comparison of every variant on 1 and 2 cores (200 requests of each test
-    per port, 5 connections; one instance per core on 2) with the Linux
-    baseline's rows beside them.  No multicore
+    per port, 5 connections; the real Redis, one process per core but the
+    driver's on 2) with the Linux baseline's rows beside them.  No multicore
     ping-pong: under -icount QEMU runs the cores one at a time, so its
     throughput against cores describes the emulator (tools/lockbench.py
     measures the lock on real cores instead)."""
@@ -174,10 +189,11 @@ def expand(plan: Plan) -> list[Job]:
                 else:
                     cpus_list = plan.stats_cpus if stats else plan.cpus
                 delays = plan.delays if bench in DELAYED else [None]
+                posix = bench == "redis" and plan.redis_impl == "posix"
                 for cpus in cpus_list:
                     for delay in delays:
                         for rep in range(1 if stats else plan.reps):
-                            jobs.append(Job(lock, bench, cpus, delay, rep, stats))
+                            jobs.append(Job(lock, bench, cpus, delay, rep, stats, posix))
     if LINUX in plan.benchmarks:
         for cpus in plan.redis_cpus:
             for rep in range(plan.reps):
@@ -195,10 +211,15 @@ def redis_layout(plan: Plan, cpus: int) -> str:
 # --- building -------------------------------------------------------------------
 
 
-def make_vars(plan: Plan, lock: str, stats: bool = False) -> dict:
+def posix_program(arch: str) -> str:
+    """The real Redis `make posix` builds, as the Makefile names it (relative to the tree)."""
+    return f"build/posix/{arch}/redis-server"
+
+
+def make_vars(plan: Plan, lock: str, stats: bool = False, posix: bool = False) -> dict:
     """The make variables of one variant.  `none` on several cores needs
-    UNSAFE=1 (the paper's unsafe baseline)."""
-    jobs = [j for j in expand(plan) if j.lock == lock and j.stats == stats]
+    UNSAFE=1 (the paper's unsafe baseline); a posix variant embeds the real Redis."""
+    jobs = [j for j in expand(plan) if j.lock == lock and j.stats == stats and j.posix == posix]
     most = max(j.cpus for j in jobs)
     variables = {"ARCH": plan.arch, "LOCK": lock,
                  "DEBUG": "1" if plan.debug else "0",
@@ -206,7 +227,14 @@ def make_vars(plan: Plan, lock: str, stats: bool = False) -> dict:
                  "UNSAFE": "1" if lock == "none" and most > 1 else "0"}
     if most > MAKE_NCPUS_DEFAULT:
         variables["NCPUS"] = str(most)
+    if posix:
+        variables["POSIX_PROGRAM"] = posix_program(plan.arch)
     return variables
+
+
+def posix_build_command(repo: Path, arch: str) -> list:
+    """make posix: the real Redis for the port (docs/posix-build.md), before any posix variant."""
+    return ["make", "-s", f"-j{os.cpu_count() or 1}", "-C", str(repo), "posix", f"ARCH={arch}"]
 
 
 def build_command(repo: Path, variables: dict) -> list:
@@ -294,6 +322,9 @@ def say(text: str) -> None:
     print(text, flush=True)
 
 
+# The key of `built` (sweep()) that says whether make posix succeeded.
+POSIX_BUILT = "make posix"
+
 # Exit codes of tools/qemu_run.py besides the guest's own status.
 QEMU_RUN_EXITS = {3: "no done record", 4: "kernel panic", 124: "timeout", 125: "QEMU could not start"}
 
@@ -355,6 +386,8 @@ class State:
     @classmethod
     def load(cls, path: Path) -> "State":
         data = json.loads(path.read_text())
+        # A sweep stored before the real Redis was the default measured the project's own server.
+        data["plan"].setdefault("redis_impl", "builtin")
         return cls(path, Plan(**data["plan"]), data.get("accel"), data.get("icount"),
                    data.get("completed", []), data.get("git"))
 
@@ -453,7 +486,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
     drop_unfinished(jsonl, state.completed)
     done = set(state.completed)
     failed = []
-    built: dict = {}  # lock -> image, or None when the build failed
+    built: dict = {}  # variant -> image, or None when the build failed; POSIX_BUILT -> make posix ok
     for index, job in enumerate(jobs, 1):
         head = f"[{index}/{len(jobs)}] {job.label} ..."
         if job.id in done:
@@ -462,7 +495,19 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         if job.bench == LINUX:
             run_linux_job(job, state, run_dir, repo, head, built, runner, builder, out, failed)
             continue
-        variables = make_vars(plan, job.lock, job.stats)
+        variables = make_vars(plan, job.lock, job.stats, job.posix)
+        if job.posix and POSIX_BUILT not in built:
+            cmd = posix_build_command(repo, plan.arch)
+            out(f"building the real Redis: {' '.join(cmd[cmd.index('posix'):])} ...")
+            status, output = builder(cmd)
+            built[POSIX_BUILT] = status == 0
+            if status != 0:
+                out("\n".join(output.rstrip().splitlines()[-20:]))
+                out(f"make posix FAILED (exit {status}): no boot of the real Redis can run")
+        if job.posix and not built[POSIX_BUILT]:
+            out(f"{head} FAIL the real Redis could not be built (make posix)")
+            failed.append((job, "make posix failed"))
+            continue
         if job.variant not in built:
             cmd = build_command(repo, variables)
             out(f"building {' '.join(cmd[cmd.index('kernel'):-1])} ...")
@@ -486,7 +531,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         extra = plan.args
         if job.bench == "pingpong" and plan.pingpong_timing and not job.stats:
             extra = " ".join(w for w in (plan.args, "timing=1") if w)
-        if job.bench == "redis":
+        if job.bench == "redis" and not job.posix:
             extra = " ".join(w for w in (plan.args, f"layout={redis_layout(plan, job.cpus)}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
                            unsafe, plan.timeout, job.cmdline(extra), log)
@@ -621,10 +666,13 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
                    help="redis with ycsb: records per server (default 32000, as in the papers)")
+    p.add_argument("--redis-impl", choices=["posix", "builtin"],
+                   help="redis: the server, the real Redis (posix, the default: make posix's "
+                        "redis-server in the per-core layout) or the project's own (builtin)")
     p.add_argument("--redis-layout", choices=["auto", "single", "percore"],
-                   help="redis: one instance on core 0 (single) or one per further core, each with "
-                        "its own client, started together (percore); auto (the default): percore "
-                        "on more than one core")
+                   help="redis with --redis-impl builtin: one instance on core 0 (single) or one "
+                        "per further core, each with its own client, started together (percore); "
+                        "auto (the default): percore on more than one core")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,
@@ -644,7 +692,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
                  "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients", "redis_tests",
-                 "redis_client", "redis_records", "redis_layout"):
+                 "redis_client", "redis_records", "redis_impl", "redis_layout"):
         value = getattr(args, name)
         if value is not None:
             setattr(plan, name, value)
@@ -654,6 +702,9 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError(f"unknown lock(s) {unknown}: valid are {list(LOCKS)}")
     if "rtm" in plan.locks and plan.arch != "x86_64":
         raise ValueError("rtm exists only on x86_64")
+    if plan.redis_impl == "posix" and plan.redis_layout == "single":
+        raise ValueError("the real Redis runs in the per-core layout only (impl=posix): "
+                         "--redis-layout single needs --redis-impl builtin")
     if plan.reps < 1 or not expand(plan):
         raise ValueError("the plan has no configurations")
     return plan

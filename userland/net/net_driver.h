@@ -23,13 +23,18 @@ struct net_driver {
  * Which instance a received frame goes to: an IPv4 TCP segment to the
  * instance whose port it is addressed to (instance 0 when it is none's: its
  * stack answers with a reset); ARP to every instance, since each keeps its
- * own ARP table and must learn the gateway's address (NET_TO_ALL); anything
- * else to instance 0.
+ * own ARP table and must learn the gateway's address (NET_TO_ALL); a UDP
+ * datagram to the control port to the driver itself (NET_TO_DRIVER,
+ * control_port.h), never to an instance; anything else to instance 0.
  */
 #define NET_TO_ALL (~(word_t)0)
+#define NET_TO_DRIVER (~(word_t)1)
 word_t net_driver_destination(const uint8_t *frame, size_t len, word_t ninstances);
 
-/* Move every frame the NIC received into its instance's rx ring and wake those instances. */
+/*
+ * Move every frame the NIC received into its instance's rx ring and wake
+ * those instances; serve the control port's requests and send their replies.
+ */
 void net_driver_receive(struct net_driver *d);
 
 /* Send every frame waiting in the instances' tx rings. */

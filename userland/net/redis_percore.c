@@ -12,7 +12,9 @@
  * user-level timer and the instances all signal, under different badges.
  * It runs at the root task's priority, above the instances, so that on one
  * core an instance that fills its tx ring and wakes the driver is
- * preempted by it at once.  The run never ends by itself: the host stops
+ * preempted by it at once.  The driver also answers the host's control
+ * port itself (control_port.h: the window's marks and the kernel's check),
+ * which no instance sees.  The run never ends by itself: the host stops
  * QEMU when its clients are done.
  *
  * layout=processes is the papers' one-core layout made from the same
@@ -31,6 +33,7 @@
 #include <root.h>
 #include <sys.h>
 #include <thread.h>
+#include "control_port.h"
 #include "net_driver.h"
 #include "redis_instance.h"
 #include "redis_layouts.h"
@@ -274,8 +277,13 @@ static void report_instance_end(const struct net_driver *d, word_t k)
            held ? "true" : "false");
 }
 
-/* Print the ports served, as text and as the `redis` record the host reads (docs/console.md). */
-static void announce(const struct net_driver *d, bool processes)
+/*
+ * Print the ports served, as text and as the `redis` record the host reads
+ * (docs/console.md), with the driver's control port (control_port.h) and,
+ * for impl=posix, that the servers are the embedded program: the host asks
+ * it which it is.
+ */
+static void announce(const struct net_driver *d, bool processes, bool posix)
 {
     printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s%s, NIC driver on core 0 (%lu core%s online)\n",
            (unsigned long)d->channels[0]->port, (unsigned long)d->channels[d->ninstances - 1]->port,
@@ -289,7 +297,8 @@ static void announce(const struct net_driver *d, bool processes)
     for (word_t k = 0; k < d->ninstances; k++)
         printf("%s{\"port\": %lu, \"core\": %lu}", k ? ", " : "", (unsigned long)d->channels[k]->port,
                (unsigned long)d->channels[k]->core);
-    printf("], \"driver_core\": 0}}\n");
+    printf("], \"driver_core\": 0, \"control\": %d, \"impl\": \"%s\"}}\n", CONTROL_PORT,
+           posix ? "posix" : "builtin");
 }
 
 /* CHANNEL_SERVING when every instance serves, CHANNEL_FAILED when one gave up, else STARTING. */
@@ -406,7 +415,7 @@ static int serve(enum instance_kind kind)
             if (state == CHANNEL_FAILED || server == CHANNEL_FAILED)
                 return 2;
             if (state == CHANNEL_SERVING && server == CHANNEL_SERVING) {
-                announce(&driver, processes);
+                announce(&driver, processes, kind == INSTANCE_POSIX);
                 serving = true;
             }
         }
