@@ -10,6 +10,7 @@ import pytest
 
 from conftest import (Boot, assert_booted, assert_guest_test_passed, console_record, fuzz_final_record,
                       guest_test_names, kvm_skip_reason, on_port, skip_is_expected)
+import qemu_run
 from records import parse_text
 
 # (arch, lock, cpus): x86_64 runs every variant on 1, 2 and 4 CPUs; arm-imx6 runs its variants
@@ -27,8 +28,15 @@ NAMES = guest_test_names()
 SUITE_TIMEOUT = 900
 
 
+def boots_through_uboot(arch: str, lock: str, cpus: int) -> bool:
+    """arm-imx6's fine suite on four cores boots through U-Boot, as the board does, when U-Boot is
+    unpacked: one boot then serves both this file and tests/test_arm.py's suite after U-Boot."""
+    return (arch, lock, cpus) == ("arm-imx6", "fine", 4) and qemu_run.UBOOT_IMX.is_file()
+
+
 def suite(guest, arch, lock, cpus, accel="tcg"):
-    return guest(arch=arch, lock=lock, cpus=cpus, app="tests", accel=accel, timeout=SUITE_TIMEOUT)
+    return guest(arch=arch, lock=lock, cpus=cpus, app="tests", accel=accel, timeout=SUITE_TIMEOUT,
+                 uboot=boots_through_uboot(arch, lock, cpus))
 
 
 def test_suite_is_large_enough():
