@@ -5,7 +5,9 @@
  * the errors.  It prints one record,
  *     @@ {"posix_selftest": {"checks": {"<check>": true|false, ...}, "failed": N}}
  * and exits with the number of failed checks (app=posix ends the run with
- * that status).
+ * that status).  At its start and its end it also prints its clocks,
+ *     @@ {"posix_realtime": {"monotonic_ns": M, "realtime_ns": R}}
+ * which the host compares with its own clock as it reads the line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -43,6 +45,19 @@ static long long now_ns(clockid_t clock)
     if (clock_gettime(clock, &ts))
         return -1;
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Monotonic first, then real time: R - M is then never below the Unix time
+ * the personality adds to the counter (the boot's realtime_ms), which the
+ * host checks.
+ */
+static void print_clocks(void)
+{
+    long long mono = now_ns(CLOCK_MONOTONIC);
+    long long real = now_ns(CLOCK_REALTIME);
+    printf("@@ {\"posix_realtime\": {\"monotonic_ns\": %lld, \"realtime_ns\": %lld}}\n", mono, real);
+    fflush(stdout);
 }
 
 /* Memory: malloc of many sizes, then large mappings that must come back zeroed. */
@@ -220,12 +235,14 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
+    print_clocks();
     check("argv", argc >= 1 && argv[0] && argv[0][0]);
     memory();
     clocks();
     pipes_and_epoll();
     threads();
     errors();
+    print_clocks();
     printf("@@ {\"posix_selftest\": {\"checks\": {%s}, \"failed\": %d}}\n", record, failed);
     fflush(stdout);
     return failed;
