@@ -1,6 +1,6 @@
 """The POSIX personality (docs/posix.md) on both ports: userland/programs/posix_selftest.c, a
 program built with musl like any other, uses each family of Linux calls the personality
-implements (memory, clocks, pipes, epoll and poll, threads with mutexes and condition variables,
+implements (memory, clocks, pipes, epoll and poll, epoll's order of ready fds, threads with mutexes and condition variables,
 the thread pool's bound) and the errors it must give (ENOSYS for a call it does not know,
 ENOENT, EBADF, EAFNOSUPPORT, ...), and prints one verdict per check.  `app=posix` runs it; the
 program's exit_group ends the run through the root task's fault server, after the kernel
@@ -25,7 +25,8 @@ pytestmark = pytest.mark.skipif(
 CHECKS = {"argv", "malloc", "mmap_zeroed", "mmap_file_refused", "mmap_too_big_enomem", "monotonic_moves",
           "nanosleep_20ms", "realtime_plausible", "bad_clock_einval", "epoll_empty", "epoll_readable",
           "poll_readable", "pipe_read", "pipe_empty_eagain", "epoll_timeout", "epoll_add_twice_eexist",
-          "pipe_eof", "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
+          "pipe_eof", "epoll_readiness_order", "epoll_reported_goes_last", "epoll_ready_again_goes_last",
+          "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
           "open_missing_enoent", "bad_fd_ebadf", "ipv6_eafnosupport", "udp_eprotonosupport",
           "no_network_enetdown", "urandom", "uname", "console_write"}
 

@@ -48,6 +48,16 @@ unsigned fd_ready(struct fd *f)
     }
 }
 
+uint64_t fd_woken(struct fd *f)
+{
+    switch (f->kind) {
+    case FD_SOCKET:     return socket_woken(f->object);
+    case FD_PIPE_READ:
+    case FD_PIPE_WRITE: return pipe_woken(f->object);
+    default:            return 0;     /* the console and /dev/urandom never change */
+    }
+}
+
 /* Not a cryptographic source: a generator seeded from the clock, enough for Redis's seeds. */
 void px_random_fill(void *out, size_t len)
 {

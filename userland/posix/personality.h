@@ -110,6 +110,15 @@ void px_random_fill(void *out, size_t len);
 /* Readiness of an fd for epoll and poll: EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP bits. */
 unsigned fd_ready(struct fd *f);
 
+/*
+ * Wakeups, for the order of epoll's ready list (epoll.c): an object whose
+ * readiness may have changed (data or a connection came, a peer closed or
+ * reset, a pipe was written, read or closed) takes a stamp of the process's
+ * one wakeup count, which only grows.
+ */
+uint64_t px_wakeup(void);                   /* the next stamp (any thread) */
+uint64_t fd_woken(struct fd *f);            /* the stamp of f's object's last wakeup; 0: none */
+
 /* ---- Sockets (socket.c) */
 long px_socket(int domain, int type, int protocol);
 long px_bind(int fd, const void *addr, socklen_t len);
@@ -124,6 +133,7 @@ long socket_read(void *sock, void *buf, size_t len, bool nonblock);
 long socket_write(void *sock, const void *buf, size_t len, bool nonblock);
 void socket_close(void *sock);
 unsigned socket_ready(void *sock);
+uint64_t socket_woken(void *sock);
 
 /* ---- Pipes (pipe.c) */
 long px_pipe2(int *fds, int flags);
@@ -131,6 +141,7 @@ long pipe_read(void *pipe, void *buf, size_t len, bool nonblock);
 long pipe_write(void *pipe, const void *buf, size_t len, bool nonblock);
 void pipe_close(void *pipe, bool write_end);
 unsigned pipe_ready(void *pipe, bool write_end);
+uint64_t pipe_woken(void *pipe);
 
 /* ---- epoll and poll (epoll.c) */
 long px_epoll_create(int flags);

@@ -145,6 +145,44 @@ static void pipes_and_epoll(void)
     close(ep);
 }
 
+static int wait_order(int ep, int max, uint64_t *order)
+{
+    struct epoll_event out[4];
+    int n = epoll_wait(ep, out, max, 0);
+    for (int i = 0; i < n; i++)
+        order[i] = out[i].data.u64;
+    return n;
+}
+
+/*
+ * epoll reports fds in the order they became ready (Linux's ready list),
+ * not the order they were added; a reported fd, still ready, goes behind
+ * the others (level-triggered).
+ */
+static void epoll_ready_order(void)
+{
+    int first[2], second[2];
+    int ok = pipe2(first, O_NONBLOCK) == 0 && pipe2(second, O_NONBLOCK) == 0;
+    int ep = epoll_create1(0);
+    struct epoll_event ev1 = { .events = EPOLLIN, .data.u64 = 1 }, ev2 = { .events = EPOLLIN, .data.u64 = 2 };
+    ok &= ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, first[0], &ev1) == 0 &&
+          epoll_ctl(ep, EPOLL_CTL_ADD, second[0], &ev2) == 0;
+    ok &= write(second[1], "b", 1) == 1 && write(first[1], "a", 1) == 1;
+    uint64_t order[4] = { 0 };
+    check("epoll_readiness_order", ok && wait_order(ep, 4, order) == 2 && order[0] == 2 && order[1] == 1);
+    int one = wait_order(ep, 1, order) == 1 && order[0] == 2;
+    check("epoll_reported_goes_last", ok && one && wait_order(ep, 4, order) == 2 && order[0] == 1 && order[1] == 2);
+    char c;
+    int refilled = read(first[0], &c, 1) == 1 && wait_order(ep, 4, order) == 1 && order[0] == 2 &&
+                   write(first[1], "a", 1) == 1 && wait_order(ep, 4, order) == 2;
+    check("epoll_ready_again_goes_last", ok && refilled && order[0] == 2 && order[1] == 1);
+    close(ep);
+    for (int i = 0; i < 2; i++) {
+        close(first[i]);
+        close(second[i]);
+    }
+}
+
 struct shared {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -240,6 +278,7 @@ int main(int argc, char **argv)
     memory();
     clocks();
     pipes_and_epoll();
+    epoll_ready_order();
     threads();
     errors();
     print_clocks();
