@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(
 
 CHECKS = {"argv", "malloc", "mmap_zeroed", "mmap_file_refused", "mmap_too_big_enomem", "monotonic_moves",
           "nanosleep_20ms", "realtime_plausible", "bad_clock_einval", "epoll_empty", "epoll_readable",
-          "poll_readable", "pipe_read", "pipe_empty_eagain", "epoll_timeout", "epoll_add_twice_eexist",
+          "poll_readable", "pipe_read", "pipe_empty_eagain", "writev_readv", "iovec_count_einval", "epoll_timeout", "epoll_add_twice_eexist",
           "pipe_eof", "epoll_readiness_order", "epoll_reported_goes_last", "epoll_ready_again_goes_last",
           "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
           "open_missing_enoent", "bad_fd_ebadf", "ipv6_eafnosupport", "udp_eprotonosupport",

@@ -66,6 +66,10 @@ long px_mmap(unsigned long addr, size_t len, int prot, int flags, int fd, off_t 
 long px_munmap(unsigned long addr, size_t len);
 long px_mremap(unsigned long old, size_t old_len, size_t new_len, int flags, unsigned long new_addr);
 
+/* ---- Pseudo-random numbers (random.c): seeded by the clock, not for keys */
+uint64_t px_random64(void);
+void px_random_fill(void *out, size_t len);     /* /dev/urandom and getrandom */
+
 /* ---- Clocks (clock.c) */
 uint64_t px_now_ns(void);                /* monotonic: nanoseconds since boot */
 long px_clock_now(int clock, uint64_t *ns);         /* -EINVAL for a clock that does not exist */
@@ -104,8 +108,6 @@ long px_fstat(int fd, struct stat *st);
 long px_openat(int dirfd, const char *path, int flags);
 long px_dup(int fd, int newfd, int flags);
 
-/* Bytes for /dev/urandom and getrandom: from a generator seeded by the clock, not for keys. */
-void px_random_fill(void *out, size_t len);
 
 /* Readiness of an fd for epoll and poll: EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP bits. */
 unsigned fd_ready(struct fd *f);

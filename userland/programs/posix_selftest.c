@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -23,6 +24,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -135,6 +137,14 @@ static void pipes_and_epoll(void)
     check("pipe_read", read(p[0], buf, sizeof buf) == 4 && !memcmp(buf, "ping", 4));
     errno = 0;
     check("pipe_empty_eagain", read(p[0], buf, sizeof buf) == -1 && errno == EAGAIN);
+    char two[2][3] = { "ab", "cd" }, in[2][3] = { "", "" };
+    struct iovec out_iov[2] = { { two[0], 2 }, { two[1], 2 } }, in_iov[2] = { { in[0], 2 }, { in[1], 2 } };
+    check("writev_readv", writev(p[1], out_iov, 2) == 4 && readv(p[0], in_iov, 2) == 4 &&
+                          !strcmp(in[0], "ab") && !strcmp(in[1], "cd"));
+    errno = 0;
+    int bad_count = writev(p[1], out_iov, -1) == -1 && errno == EINVAL;
+    errno = 0;
+    check("iovec_count_einval", bad_count && readv(p[0], in_iov, IOV_MAX + 1) == -1 && errno == EINVAL);
     long long t0 = now_ns(CLOCK_MONOTONIC);
     check("epoll_timeout", epoll_wait(ep, out, 4, 30) == 0 && now_ns(CLOCK_MONOTONIC) - t0 >= 30000000LL);
     errno = 0;
