@@ -1,7 +1,8 @@
 """The POSIX personality (docs/posix.md) on both ports: userland/programs/posix_selftest.c, a
 program built with musl like any other, uses each family of Linux calls the personality
-implements (memory, clocks, pipes, epoll and poll, epoll's order of ready fds, threads with mutexes and condition variables,
-the thread pool's bound) and the errors it must give (ENOSYS for a call it does not know,
+implements (memory, clocks, pipes, epoll and poll and epoll's order of ready fds, threads that
+end and are joined or detached, threads with mutexes and condition variables, the thread
+pool's bound) and the errors it must give (ENOSYS for a call it does not know,
 ENOENT, EBADF, EAFNOSUPPORT, ...), and prints one verdict per check.  `app=posix` runs it; the
 program's exit_group ends the run through the root task's fault server, after the kernel
 invariant checker.  The run is read line by line, each line with the host's time at reading
@@ -26,7 +27,8 @@ CHECKS = {"argv", "malloc", "mmap_zeroed", "mmap_file_refused", "mmap_too_big_en
           "nanosleep_20ms", "realtime_plausible", "bad_clock_einval", "epoll_empty", "epoll_readable",
           "poll_readable", "pipe_read", "pipe_empty_eagain", "writev_readv", "iovec_count_einval", "epoll_timeout", "epoll_add_twice_eexist",
           "pipe_eof", "epoll_readiness_order", "epoll_reported_goes_last", "epoll_ready_again_goes_last",
-          "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
+          "thread_end_joined_memory_reused", "thread_end_off_the_joined_stack",
+          "thread_end_detached", "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
           "open_missing_enoent", "bad_fd_ebadf", "ipv6_eafnosupport", "udp_eprotonosupport",
           "no_network_enetdown", "urandom", "uname", "console_write"}
 

@@ -44,6 +44,8 @@ long px_futex(int *uaddr, int op, int val, uint64_t timeout_ns, int *uaddr2, int
 long px_set_tid_address(int *tidptr);
 long px_gettid(void);
 _Noreturn void px_thread_exit(void);
+/* arch/<port>/user/posix_run_on_stack.S: call fn(arg) with the stack pointer at top, never return. */
+_Noreturn void arch_posix_run_on_stack(void *top, void (*fn)(word_t arg), word_t arg);
 bool px_defer_own_stack(unsigned long addr, unsigned long len);  /* munmap of the caller's stack */
 void px_reap_exited(void);                  /* free what threads that ended left behind */
 _Noreturn void px_exit_group(int status);

@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +30,13 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <abi/errors.h>
+#include <abi/invocation.h>
+#include <abi/ipc_buffer.h>
+#include <abi/syscalls.h>
+#include <arch_user.h>
+#include <posix_start.h>
+#include <syscall_arch.h>
 
 static char record[4096];
 static size_t used;
@@ -193,6 +202,111 @@ static void epoll_ready_order(void)
     }
 }
 
+/*
+ * A thread's end.  The joiner may reuse a thread's memory once pthread_join
+ * returns, and musl's pthread_exit lets the next thread into its exit once
+ * the tid word (its thread-list lock) is cleared; the personality clears it
+ * before the thread has stopped, and the thread must not run on that
+ * memory after it.  Joined threads run on a stack the test owns
+ * (pthread_attr_setstack: musl puts the thread's TLS and descriptor there
+ * too).  When the join returns, the ended thread's stack pointer, read from
+ * its TCB, must be outside that stack, whether the thread has stopped or is
+ * still taking its last steps; then the test fills the stack with 0xff and
+ * yields, so that a thread still running on it would fault the process.
+ * Detached threads, ended three at a time, hand musl's one static exit
+ * stack (its __unmapself) from one to the next.  Many rounds of each reuse
+ * the pool's slots and their exit stacks.
+ */
+#define END_STACK (64 * 1024)
+#define END_ROUNDS 100
+#define DETACHED_AT_ONCE 3
+
+static unsigned char end_stack[END_STACK] __attribute__((aligned(4096)));
+static long ended_tid;
+static int detached_done;
+
+static void *ends_at_once(void *arg)
+{
+    __atomic_store_n(&ended_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+    return arg;
+}
+
+static void *ends_detached(void *arg)
+{
+    (void)arg;
+    __atomic_add_fetch(&detached_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The stack pointer of the pool's thread with this tid (its slot is tid - 1), read from its TCB. */
+static word_t stack_pointer_of(long tid)
+{
+    const struct posix_start *start = (const struct posix_start *)POSIX_START_VADDR;
+    if (tid < 2 || tid > (long)start->nthreads)
+        return 0;
+    cptr_t tcb = start->threads[tid - 1].tcb;
+    word_t info = msginfo_new(TCB_READ_REGISTERS, 0, 0, 2);
+    word_t mr[ARCH_MSG_REGS] = { 0, ARCH_REG_SP + 1 };      /* flags 0: do not suspend it */
+    if (arch_syscall(SYS_CALL, &tcb, &info, mr) != E_OK)
+        return 0;
+    const struct ipc_buffer *ipc = (const struct ipc_buffer *)start->threads[0].ipcbuf_vaddr;
+    word_t regs[ARCH_REG_SP + 1];
+    for (int i = 0; i <= ARCH_REG_SP; i++)
+        regs[i] = i < ARCH_MSG_REGS ? mr[i] : ipc->msg[i];
+    return regs[ARCH_REG_SP];
+}
+
+static int joined_end(int round, int *off_stack)
+{
+    pthread_attr_t attr;
+    int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstack(&attr, end_stack, END_STACK) == 0;
+    pthread_t t;
+    ok &= pthread_create(&t, &attr, ends_at_once, (void *)(long)round) == 0;
+    pthread_attr_destroy(&attr);
+    void *ret = NULL;
+    if (ok)
+        ok = pthread_join(t, &ret) == 0 && ret == (void *)(long)round;
+    word_t sp = stack_pointer_of(__atomic_load_n(&ended_tid, __ATOMIC_ACQUIRE));
+    *off_stack &= sp && (sp < (word_t)end_stack || sp >= (word_t)end_stack + END_STACK);
+    memset(end_stack, 0xff, END_STACK);
+    for (int i = 0; i < 4; i++)
+        sched_yield();
+    return ok;
+}
+
+/* A full pool (threads that ended but are not yet reaped) makes pthread_create wait a little. */
+static int create_detached(void)
+{
+    pthread_attr_t attr;
+    int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
+    int err = EAGAIN;
+    pthread_t t;
+    for (int tries = 0; ok && err == EAGAIN && tries < 1000; tries++) {
+        err = pthread_create(&t, &attr, ends_detached, NULL);
+        if (err == EAGAIN)
+            sched_yield();
+    }
+    pthread_attr_destroy(&attr);
+    return ok && err == 0;
+}
+
+static void thread_ends(void)
+{
+    int joined = 1, off_stack = 1, detached = 1;
+    for (int round = 0; round < END_ROUNDS && joined; round++)
+        joined &= joined_end(round, &off_stack);
+    check("thread_end_joined_memory_reused", joined);
+    check("thread_end_off_the_joined_stack", joined && off_stack);
+    for (int round = 0; round < END_ROUNDS && detached; round++) {
+        int target = __atomic_load_n(&detached_done, __ATOMIC_ACQUIRE) + DETACHED_AT_ONCE;
+        for (int i = 0; i < DETACHED_AT_ONCE; i++)
+            detached &= create_detached();
+        while (detached && __atomic_load_n(&detached_done, __ATOMIC_ACQUIRE) < target)
+            sched_yield();
+    }
+    check("thread_end_detached", detached);
+}
+
 struct shared {
     pthread_mutex_t lock;
     pthread_cond_t cond;
@@ -289,6 +403,7 @@ int main(int argc, char **argv)
     clocks();
     pipes_and_epoll();
     epoll_ready_order();
+    thread_ends();
     threads();
     errors();
     print_clocks();
