@@ -27,6 +27,7 @@ CHECKS = {"argv", "malloc", "mmap_zeroed", "mmap_file_refused", "mmap_too_big_en
           "nanosleep_20ms", "realtime_plausible", "bad_clock_einval", "epoll_empty", "epoll_readable",
           "poll_readable", "pipe_read", "pipe_empty_eagain", "writev_readv", "iovec_count_einval", "epoll_timeout", "epoll_add_twice_eexist",
           "pipe_eof", "epoll_readiness_order", "epoll_reported_goes_last", "epoll_ready_again_goes_last",
+          "epoll_added_ready_goes_last",
           "thread_end_joined_memory_reused", "thread_end_off_the_joined_stack",
           "thread_end_detached", "threads_take_turns", "thread_pool_bounded", "unknown_call_enosys",
           "open_missing_enoent", "bad_fd_ebadf", "ipv6_eafnosupport", "udp_eprotonosupport",

@@ -30,6 +30,7 @@ struct epoll_entry {
     int fd;
     uint32_t events;
     uint64_t data;
+    uint32_t ready;             /* the events it had when last looked at */
     uint64_t queued;            /* its place in the ready list (a wakeup stamp); 0: not in it */
     uint64_t idle_since;        /* the wakeup count when it was last found not ready */
 };
@@ -56,15 +57,12 @@ static uint64_t wakeups_so_far(void)
     return __atomic_load_n(&wakeups, __ATOMIC_RELAXED);
 }
 
-static unsigned entry_ready(const struct epoll_entry *e, struct fd *f)
+/* Looks at e's fd: puts e into the ready list or takes it out (see the top). */
+static void entry_update(struct epoll_entry *e)
 {
-    return f ? fd_ready(f) & (e->events | EPOLLERR | EPOLLHUP) : 0;
-}
-
-/* Puts e into the ready list or takes it out, as its readiness now says (see the top). */
-static void entry_update(struct epoll_entry *e, struct fd *f, unsigned ready)
-{
-    if (!ready) {
+    struct fd *f = fd_get(e->fd);
+    e->ready = f ? fd_ready(f) & (e->events | EPOLLERR | EPOLLHUP) : 0;
+    if (!e->ready) {
         e->queued = 0;
         e->idle_since = wakeups_so_far();
     } else if (!e->queued) {
@@ -141,15 +139,15 @@ long px_epoll_ctl(int epfd, int op, int fd, void *event)
         }
         /* Ready now, it goes to the list's tail now, whenever its object was woken. */
         e = &s->entries[s->len++];
-        *e = (struct epoll_entry){ fd, ev.events, ev.data.u64, 0, wakeups_so_far() };
-        entry_update(e, f, entry_ready(e, f));
+        *e = (struct epoll_entry){ fd, ev.events, ev.data.u64, 0, 0, wakeups_so_far() };
+        entry_update(e);
         return 0;
     case EPOLL_CTL_MOD:
         if (!e)
             return -ENOENT;
         e->events = ev.events;
         e->data = ev.data.u64;
-        entry_update(e, f, entry_ready(e, f));
+        entry_update(e);
         return 0;
     case EPOLL_CTL_DEL:
         if (!e)
@@ -184,8 +182,7 @@ static bool collect_ready(void *ctx)
     unsigned nready = 0;
     for (unsigned i = 0; i < s->len; i++) {
         struct epoll_entry *e = &s->entries[i];
-        struct fd *f = fd_get(e->fd);
-        entry_update(e, f, entry_ready(e, f));
+        entry_update(e);
         if (e->queued)
             s->ready[nready++] = e;
     }
@@ -193,7 +190,7 @@ static bool collect_ready(void *ctx)
     w->found = 0;
     for (unsigned i = 0; i < nready && w->found < w->max; i++) {
         struct epoll_entry *e = s->ready[i];
-        struct epoll_event ev = { .events = entry_ready(e, fd_get(e->fd)), .data.u64 = e->data };
+        struct epoll_event ev = { .events = e->ready, .data.u64 = e->data };
         memcpy(&w->out[w->found++], &ev, sizeof ev);
         e->queued = px_wakeup();      /* level-triggered: back to the tail */
     }

@@ -166,7 +166,7 @@ static void pipes_and_epoll(void)
 
 static int wait_order(int ep, int max, uint64_t *order)
 {
-    struct epoll_event out[4];
+    struct epoll_event out[4];      /* max <= 4 */
     int n = epoll_wait(ep, out, max, 0);
     for (int i = 0; i < n; i++)
         order[i] = out[i].data.u64;
@@ -195,10 +195,17 @@ static void epoll_ready_order(void)
     int refilled = read(first[0], &c, 1) == 1 && wait_order(ep, 4, order) == 1 && order[0] == 2 &&
                    write(first[1], "a", 1) == 1 && wait_order(ep, 4, order) == 2;
     check("epoll_ready_again_goes_last", ok && refilled && order[0] == 2 && order[1] == 1);
+    /* Added while ready, it goes behind the others, though its data came before their last wait. */
+    int third[2] = { -1, -1 };
+    struct epoll_event ev3 = { .events = EPOLLIN, .data.u64 = 3 };
+    int added = pipe2(third, O_NONBLOCK) == 0 && write(third[1], "c", 1) == 1 && wait_order(ep, 4, order) == 2 &&
+                epoll_ctl(ep, EPOLL_CTL_ADD, third[0], &ev3) == 0 && wait_order(ep, 4, order) == 3;
+    check("epoll_added_ready_goes_last", ok && added && order[0] == 2 && order[1] == 1 && order[2] == 3);
     close(ep);
     for (int i = 0; i < 2; i++) {
         close(first[i]);
         close(second[i]);
+        close(third[i]);
     }
 }
 
