@@ -340,6 +340,16 @@ def watch_budget(budget: GuestBudget, limit: float, expired, finished: threading
             return
 
 
+def host_realtime_ms() -> int:
+    """The host's Unix time in whole milliseconds, rounded down, for the guest's realtime_ms=.
+
+    The guest's cycle counter reads 0 when QEMU starts running the machine, after QEMU's own
+    start-up (docs/posix.md), which is later than this: rounded down, the guest's clock starts
+    behind the host's by that start-up, never ahead of it.
+    """
+    return time.time_ns() // 1_000_000
+
+
 def run(args: argparse.Namespace, scratch: Path) -> int:
     image = Path(args.image)
     if args.lock == "none" and args.cpus > 1 and not args.unsafe:
@@ -357,8 +367,8 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
     words = [w for w in args.cmdline.split() if not w.startswith(("accel=", "icount="))]
     # The guest has no clock of the day it reads itself: POSIX processes take the host's
     # (docs/posix.md).  Under -icount guest time then runs at one instruction per nanosecond.
-    if not any(w.startswith("realtime=") for w in words):
-        words.append(f"realtime={int(time.time())}")
+    if not any(w.startswith("realtime_ms=") for w in words):
+        words.append(f"realtime_ms={host_realtime_ms()}")
     cmdline = " ".join(words + [f"accel={accel}", f"icount={int(args.icount)}"])
     uboot = Path(args.uboot) if args.uboot else None
     if uboot is not None and (args.arch != "arm-imx6" or not uboot.is_file()):

@@ -1,7 +1,7 @@
 /*
  * The root task's small C library: string functions, formatted output
  * (printed through SYS_DEBUG_PUTS, one call per printf so lines stay whole),
- * number parsing, and a pseudo-random generator.
+ * number parsing, and (xorshift.h) a pseudo-random generator.
  */
 #ifndef LIBC_H
 #define LIBC_H
@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <xorshift.h>
 
 void *memcpy(void *dst, const void *src, size_t n);
 void *memmove(void *dst, const void *src, size_t n);
@@ -30,16 +31,6 @@ void puts_raw(const char *s, size_t len);
 /* Escape a string for a JSON string literal into buf (always NUL-terminated). */
 void json_escape(char *buf, size_t size, const char *s);
 
-/* xorshift64* generator; state must be nonzero. */
-static inline uint64_t xorshift64(uint64_t *state)
-{
-    uint64_t x = *state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    *state = x;
-    return x * 0x2545F4914F6CDD1DULL;
-}
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 

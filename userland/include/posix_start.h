@@ -43,14 +43,27 @@ struct posix_start {
     word_t core;                    /* the core every thread of the process runs on */
     word_t cycle_hz;                /* ticks per second of the arch cycle counter (bootinfo) */
     word_t clock_vaddr;             /* arm-imx6: the global timer's page, mapped read-only; else 0 */
-    word_t realtime;                /* Unix time (s) when the cycle counter read 0, from the boot
-                                     * command line's realtime= (tools/qemu_run.py gives the host's
-                                     * clock); 0: unknown */
     word_t heap_vaddr;              /* brk and mmap carve their memory from here: */
     word_t heap_size;               /*   mapped read-write and zeroed */
     struct net_channel *channel;    /* the channel to the NIC driver (same address here), or NULL */
     word_t nthreads;                /* entries of threads[] filled */
+    uint64_t realtime_ms;           /* Unix time (ms) no later than the cycle counter's 0, from the
+                                     * boot command line's realtime_ms= (tools/qemu_run.py gives the
+                                     * host's clock); 0: unknown.  64 bits on both ports: a word of
+                                     * 32 bits holds milliseconds since 1970 only for 49 days */
     struct posix_thread_slot threads[POSIX_MAX_THREADS];
 };
+
+/*
+ * The root task (the kernel's user toolchain) and the process (musl's)
+ * compile this struct separately, so its layout is pinned: eight words,
+ * then realtime_ms on an 8-byte boundary on both ports, then the pool.
+ */
+_Static_assert(__builtin_offsetof(struct posix_start, realtime_ms) == 8 * sizeof(word_t),
+               "realtime_ms follows eight words, 8-byte aligned on both ports");
+_Static_assert(__builtin_offsetof(struct posix_start, threads) == 8 * sizeof(word_t) + 8,
+               "the pool follows realtime_ms");
+_Static_assert(sizeof(struct posix_thread_slot) == 3 * sizeof(word_t), "a slot is three words");
+_Static_assert(sizeof(struct posix_start) <= 4096, "the start page is one page");
 
 #endif

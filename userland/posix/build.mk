@@ -7,7 +7,8 @@
 # Included by the Makefile after the root task's file lists, which it uses (LWIP_SRC) and
 # changes (the trap belongs to POSIX processes only, not to the root task).
 
-# The port's posix_* files (the trap, the clock) belong to POSIX processes, not to the root task.
+# The port's posix_* files (the trap, the clock, the stack switch) belong to POSIX processes,
+# not to the root task.
 USER_OBJ := $(filter-out $(OBJ)/user/arch/$(ARCH)/user/posix_%,$(USER_OBJ))
 
 POSIX_DIR       := build/posix/$(ARCH)
@@ -34,7 +35,7 @@ REDIS_MAKE := CC="$(POSIX_CC)" MALLOC=libc USE_SYSTEMD=no BUILD_TLS=no uname_S=L
 POSIX_PERSONALITY_SRC ?= $(wildcard userland/posix/*.c arch/$(ARCH)/user/posix_*.c)
 POSIX_NET_SRC := userland/net/channel_netif.c userland/net/eth_netif.c userland/net/frame_ring.c \
                  userland/net/tcp_timewait_reuse.c
-POSIX_LIB_SRC := $(POSIX_PERSONALITY_SRC) arch/$(ARCH)/user/posix_trap.S $(POSIX_NET_SRC) $(LWIP_SRC)
+POSIX_LIB_SRC := $(POSIX_PERSONALITY_SRC) $(wildcard arch/$(ARCH)/user/posix_*.S) $(POSIX_NET_SRC) $(LWIP_SRC)
 POSIX_LIB_OBJ := $(patsubst %,$(POSIX_DIR)/obj/%.o,$(POSIX_LIB_SRC))
 POSIX_CFLAGS  := -std=c11 -D_GNU_SOURCE -O2 -g -MMD -MP -Iuserland/posix -Iuserland/net -Iuserland/include \
                  -Ikernel/uapi -Iarch/$(ARCH)/user -I$(LWIP_DIR)/src/include
@@ -133,8 +134,9 @@ $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 	@echo "built $@"
 
 # The personality's own test program (docs/posix.md, tests/test_posix.py).
+# It reads an ended thread's registers from its TCB, so it also sees the kernel's ABI.
 $(POSIX_SELFTEST): userland/programs/posix_selftest.c $(POSIX_LIBPOSIX) tools/posix-cc
-	$(POSIX_CC) -O2 $(WARN) $< -o $@
+	$(POSIX_CC) -O2 $(WARN) -Iuserland/include -Ikernel/uapi -Iarch/$(ARCH)/user $< -o $@
 
 -include $(POSIX_LIB_OBJ:.o=.d)
 

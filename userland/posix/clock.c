@@ -5,18 +5,22 @@
  * CLOCK_MONOTONIC (and the boot-time and CPU-time clocks, which a single
  * process on its own core may take as the same) counts from boot.
  * CLOCK_REALTIME is the monotonic clock plus the Unix time at which the
- * counter read 0, which the boot command line gives (the start page's
- * realtime); the guest has no battery clock it reads itself.  Without it,
- * a fixed instant, REALTIME_AT_BOOT, keeps wall-clock times plausible.
+ * counter read 0, which the boot command line gives to the millisecond (the
+ * start page's realtime_ms, taken before QEMU starts, so no later than the
+ * counter's 0: the clock starts behind the host's, never ahead, and then
+ * keeps cycle_hz's rate, docs/posix.md); the
+ * guest has no battery clock it reads itself.  Without it, a fixed instant,
+ * REALTIME_AT_BOOT_MS, keeps wall-clock times plausible.
  */
 #include <errno.h>
 #include <time.h>
 #include <arch_user.h>
 #include "personality.h"
 
-#define REALTIME_AT_BOOT 1767225600ULL      /* 2026-01-01T00:00:00Z */
-#define FALLBACK_HZ      1000000000ULL      /* when the kernel could not tell the counter's rate */
-#define NS               1000000000ULL
+#define REALTIME_AT_BOOT_MS 1767225600000ULL  /* 2026-01-01T00:00:00Z */
+#define FALLBACK_HZ         1000000000ULL     /* when the kernel could not tell the counter's rate */
+#define NS                  1000000000ULL
+#define NS_PER_MS           1000000ULL
 
 uint64_t px_now_ns(void)
 {
@@ -43,8 +47,8 @@ long px_clock_now(int clock, uint64_t *ns)
         return -EINVAL;
     *ns = px_now_ns();
     if (clock == CLOCK_REALTIME || clock == CLOCK_REALTIME_COARSE) {
-        uint64_t boot = posix_start_page->realtime ? posix_start_page->realtime : REALTIME_AT_BOOT;
-        *ns += boot * NS;
+        uint64_t boot_ms = posix_start_page->realtime_ms ? posix_start_page->realtime_ms : REALTIME_AT_BOOT_MS;
+        *ns += boot_ms * NS_PER_MS;
     }
     return 0;
 }

@@ -4,6 +4,19 @@
  * the network, and sleeps until the driver wakes the process when nothing
  * is ready.  Every event is level-triggered: EPOLLET and EPOLLONESHOT are
  * accepted and ignored (Redis asks for neither).
+ *
+ * A wait reports the ready fds in the order they became ready, as Linux's
+ * ready list does, not in the order they were added: Redis serves its
+ * clients in the order epoll gives them, and a client whose command came
+ * first must be served first.  Linux links an fd at the list's tail when a
+ * wakeup finds it unlinked (or when it is added or modified while ready),
+ * unlinks it when a wait finds it no longer ready, and links a reported
+ * level-triggered fd at the tail again.  Here an entry's place is a stamp
+ * of the process's wakeup count (px_wakeup()): the stamp of the wakeup
+ * that made it ready, which the fd's object keeps (fd_woken()), or a fresh
+ * one where readiness changed without a wakeup the object records (room to
+ * write, which lwIP's sent callback would tell and the sockets do not ask
+ * for).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,15 +30,46 @@ struct epoll_entry {
     int fd;
     uint32_t events;
     uint64_t data;
+    uint32_t ready;             /* the events it had when last looked at */
+    uint64_t queued;            /* its place in the ready list (a wakeup stamp); 0: not in it */
+    uint64_t idle_since;        /* the wakeup count when it was last found not ready */
 };
 
 struct epoll_set {
     struct epoll_set *next;     /* every set, so that a closed fd leaves them all */
     unsigned len, cap;
     struct epoll_entry *entries;
+    struct epoll_entry **ready; /* cap places, for sorting the ready entries of a wait */
 };
 
 static struct epoll_set *sets;
+
+/* Stamps count from 1: 0 is "no wakeup" (fd_woken) and "not in the ready list". */
+static uint64_t wakeups;
+
+uint64_t px_wakeup(void)
+{
+    return __atomic_add_fetch(&wakeups, 1, __ATOMIC_RELAXED);
+}
+
+static uint64_t wakeups_so_far(void)
+{
+    return __atomic_load_n(&wakeups, __ATOMIC_RELAXED);
+}
+
+/* Looks at e's fd: puts e into the ready list or takes it out (see the top). */
+static void entry_update(struct epoll_entry *e)
+{
+    struct fd *f = fd_get(e->fd);
+    e->ready = f ? fd_ready(f) & (e->events | EPOLLERR | EPOLLHUP) : 0;
+    if (!e->ready) {
+        e->queued = 0;
+        e->idle_since = wakeups_so_far();
+    } else if (!e->queued) {
+        uint64_t woken = fd_woken(f);
+        e->queued = woken > e->idle_since ? woken : px_wakeup();
+    }
+}
 
 long px_epoll_create(int flags)
 {
@@ -83,19 +127,27 @@ long px_epoll_ctl(int epfd, int op, int fd, void *event)
             return -EEXIST;
         if (s->len == s->cap) {
             unsigned cap = s->cap ? 2 * s->cap : 16;
+            struct epoll_entry **ready = realloc(s->ready, cap * sizeof *ready);
+            if (!ready)
+                return -ENOMEM;
+            s->ready = ready;
             struct epoll_entry *grown = realloc(s->entries, cap * sizeof *grown);
             if (!grown)
                 return -ENOMEM;
             s->entries = grown;
             s->cap = cap;
         }
-        s->entries[s->len++] = (struct epoll_entry){ fd, ev.events, ev.data.u64 };
+        /* Ready now, it goes to the list's tail now, whenever its object was woken. */
+        e = &s->entries[s->len++];
+        *e = (struct epoll_entry){ fd, ev.events, ev.data.u64, 0, 0, wakeups_so_far() };
+        entry_update(e);
         return 0;
     case EPOLL_CTL_MOD:
         if (!e)
             return -ENOENT;
         e->events = ev.events;
         e->data = ev.data.u64;
+        entry_update(e);
         return 0;
     case EPOLL_CTL_DEL:
         if (!e)
@@ -114,18 +166,33 @@ struct epoll_wait {
     int found;
 };
 
+/* Earlier place first; two entries of one wakeup (a pipe's two ends) in the set's order. */
+static int earlier_in_list(const void *a, const void *b)
+{
+    const struct epoll_entry *x = *(struct epoll_entry *const *)a, *y = *(struct epoll_entry *const *)b;
+    if (x->queued != y->queued)
+        return x->queued < y->queued ? -1 : 1;
+    return x < y ? -1 : x > y;
+}
+
 static bool collect_ready(void *ctx)
 {
     struct epoll_wait *w = ctx;
+    struct epoll_set *s = w->set;
+    unsigned nready = 0;
+    for (unsigned i = 0; i < s->len; i++) {
+        struct epoll_entry *e = &s->entries[i];
+        entry_update(e);
+        if (e->queued)
+            s->ready[nready++] = e;
+    }
+    qsort(s->ready, nready, sizeof *s->ready, earlier_in_list);
     w->found = 0;
-    for (unsigned i = 0; i < w->set->len && w->found < w->max; i++) {
-        struct epoll_entry *e = &w->set->entries[i];
-        struct fd *f = fd_get(e->fd);
-        unsigned ready = f ? fd_ready(f) & (e->events | EPOLLERR | EPOLLHUP) : 0;
-        if (ready) {
-            struct epoll_event ev = { .events = ready, .data.u64 = e->data };
-            memcpy(&w->out[w->found++], &ev, sizeof ev);
-        }
+    for (unsigned i = 0; i < nready && w->found < w->max; i++) {
+        struct epoll_entry *e = s->ready[i];
+        struct epoll_event ev = { .events = e->ready, .data.u64 = e->data };
+        memcpy(&w->out[w->found++], &ev, sizeof ev);
+        e->queued = px_wakeup();      /* level-triggered: back to the tail */
     }
     return w->found > 0;
 }
@@ -154,6 +221,7 @@ void epoll_close(void *set)
         p = &(*p)->next;
     *p = ((struct epoll_set *)set)->next;
     free(((struct epoll_set *)set)->entries);
+    free(((struct epoll_set *)set)->ready);
     free(set);
 }
 

@@ -48,17 +48,13 @@ unsigned fd_ready(struct fd *f)
     }
 }
 
-/* Not a cryptographic source: a generator seeded from the clock, enough for Redis's seeds. */
-void px_random_fill(void *out, size_t len)
+uint64_t fd_woken(struct fd *f)
 {
-    static uint64_t state;
-    if (!state)
-        state = px_now_ns() * 0x9e3779b97f4a7c15ULL | 1;
-    for (size_t i = 0; i < len; i++) {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        ((unsigned char *)out)[i] = (unsigned char)(state >> 56);
+    switch (f->kind) {
+    case FD_SOCKET:     return socket_woken(f->object);
+    case FD_PIPE_READ:
+    case FD_PIPE_WRITE: return pipe_woken(f->object);
+    default:            return 0;     /* the console and /dev/urandom never change */
     }
 }
 
@@ -93,7 +89,7 @@ long px_write(int fd, const void *buf, size_t len)
 }
 
 /* One iovec at a time; a short transfer ends the call, as a non-blocking socket's would. */
-long px_readv(int fd, const struct iovec *iov, int n)
+static long transfer_vector(int fd, const struct iovec *iov, int n, bool writing)
 {
     if (n < 0 || n > IOV_MAX)
         return -EINVAL;
@@ -101,7 +97,8 @@ long px_readv(int fd, const struct iovec *iov, int n)
     for (int i = 0; i < n; i++) {
         if (!iov[i].iov_len)
             continue;
-        long r = px_read(fd, iov[i].iov_base, iov[i].iov_len);
+        long r = writing ? px_write(fd, iov[i].iov_base, iov[i].iov_len)
+                         : px_read(fd, iov[i].iov_base, iov[i].iov_len);
         if (r < 0)
             return total ? total : r;
         total += r;
@@ -111,22 +108,14 @@ long px_readv(int fd, const struct iovec *iov, int n)
     return total;
 }
 
+long px_readv(int fd, const struct iovec *iov, int n)
+{
+    return transfer_vector(fd, iov, n, false);
+}
+
 long px_writev(int fd, const struct iovec *iov, int n)
 {
-    if (n < 0 || n > IOV_MAX)
-        return -EINVAL;
-    long total = 0;
-    for (int i = 0; i < n; i++) {
-        if (!iov[i].iov_len)
-            continue;
-        long r = px_write(fd, iov[i].iov_base, iov[i].iov_len);
-        if (r < 0)
-            return total ? total : r;
-        total += r;
-        if ((size_t)r < iov[i].iov_len)
-            break;
-    }
-    return total;
+    return transfer_vector(fd, iov, n, true);
 }
 
 long px_close(int fd)

@@ -107,13 +107,7 @@ u32_t sys_now(void)
 
 uint32_t lwip_port_rand(void)
 {
-    static uint64_t state;
-    if (!state)
-        state = px_now_ns() | 1;
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return (uint32_t)(state >> 32);
+    return (uint32_t)(px_random64() >> 32);
 }
 
 _Noreturn void lwip_port_assert_failed(const char *msg, const char *file, int line)

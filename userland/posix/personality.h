@@ -44,6 +44,8 @@ long px_futex(int *uaddr, int op, int val, uint64_t timeout_ns, int *uaddr2, int
 long px_set_tid_address(int *tidptr);
 long px_gettid(void);
 _Noreturn void px_thread_exit(void);
+/* arch/<port>/user/posix_run_on_stack.S: call fn(arg) with the stack pointer at top, never return. */
+_Noreturn void arch_posix_run_on_stack(void *top, void (*fn)(word_t arg), word_t arg);
 bool px_defer_own_stack(unsigned long addr, unsigned long len);  /* munmap of the caller's stack */
 void px_reap_exited(void);                  /* free what threads that ended left behind */
 _Noreturn void px_exit_group(int status);
@@ -65,6 +67,10 @@ long px_brk(unsigned long addr);
 long px_mmap(unsigned long addr, size_t len, int prot, int flags, int fd, off_t off);
 long px_munmap(unsigned long addr, size_t len);
 long px_mremap(unsigned long old, size_t old_len, size_t new_len, int flags, unsigned long new_addr);
+
+/* ---- Pseudo-random numbers (random.c): seeded by the clock, not for keys */
+uint64_t px_random64(void);
+void px_random_fill(void *out, size_t len);     /* /dev/urandom and getrandom */
 
 /* ---- Clocks (clock.c) */
 uint64_t px_now_ns(void);                /* monotonic: nanoseconds since boot */
@@ -104,11 +110,18 @@ long px_fstat(int fd, struct stat *st);
 long px_openat(int dirfd, const char *path, int flags);
 long px_dup(int fd, int newfd, int flags);
 
-/* Bytes for /dev/urandom and getrandom: from a generator seeded by the clock, not for keys. */
-void px_random_fill(void *out, size_t len);
 
 /* Readiness of an fd for epoll and poll: EPOLLIN, EPOLLOUT, EPOLLERR, EPOLLHUP bits. */
 unsigned fd_ready(struct fd *f);
+
+/*
+ * Wakeups, for the order of epoll's ready list (epoll.c): an object whose
+ * readiness may have changed (data or a connection came, a peer closed or
+ * reset, a pipe was written, read or closed) takes a stamp of the process's
+ * one wakeup count, which only grows.
+ */
+uint64_t px_wakeup(void);                   /* the next stamp (any thread) */
+uint64_t fd_woken(struct fd *f);            /* the stamp of f's object's last wakeup; 0: none */
 
 /* ---- Sockets (socket.c) */
 long px_socket(int domain, int type, int protocol);
@@ -124,6 +137,7 @@ long socket_read(void *sock, void *buf, size_t len, bool nonblock);
 long socket_write(void *sock, const void *buf, size_t len, bool nonblock);
 void socket_close(void *sock);
 unsigned socket_ready(void *sock);
+uint64_t socket_woken(void *sock);
 
 /* ---- Pipes (pipe.c) */
 long px_pipe2(int *fds, int flags);
@@ -131,6 +145,7 @@ long pipe_read(void *pipe, void *buf, size_t len, bool nonblock);
 long pipe_write(void *pipe, const void *buf, size_t len, bool nonblock);
 void pipe_close(void *pipe, bool write_end);
 unsigned pipe_ready(void *pipe, bool write_end);
+uint64_t pipe_woken(void *pipe);
 
 /* ---- epoll and poll (epoll.c) */
 long px_epoll_create(int flags);

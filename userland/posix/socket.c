@@ -34,6 +34,7 @@ struct sock {
     bool reuse_addr;
     bool nodelay;
     int error;                  /* a pending error (errno), reported once by SO_ERROR or by I/O */
+    uint64_t woken;             /* px_wakeup() of the last data, FIN, reset or connection */
     bool dropped;               /* lwIP dropped the connection: reads and writes fail */
     /* a connection */
     struct pbuf *rx;            /* received and not yet read */
@@ -130,6 +131,7 @@ static err_t on_receive(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t er
     (void)pcb;
     (void)err;
     struct sock *s = arg;
+    s->woken = px_wakeup();
     if (!p)
         s->rx_end = true;
     else if (!s->rx)
@@ -144,6 +146,7 @@ static void on_error(void *arg, err_t err)
     struct sock *s = arg;
     s->pcb = NULL;              /* lwIP has freed it */
     s->dropped = true;
+    s->woken = px_wakeup();
     s->error = err == ERR_RST ? ECONNRESET : err == ERR_ABRT ? ECONNABORTED : ETIMEDOUT;
 }
 
@@ -171,6 +174,7 @@ static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
     s->peer_port = pcb->remote_port;
     connection_callbacks(s);
     l->queue[(l->queue_head + l->queue_len++) % ACCEPT_QUEUE] = s;
+    l->woken = px_wakeup();
     return ERR_OK;
 }
 
@@ -457,4 +461,9 @@ unsigned socket_ready(void *sock)
     if (s->dropped)
         r |= EPOLLERR | EPOLLHUP;
     return r;
+}
+
+uint64_t socket_woken(void *sock)
+{
+    return ((struct sock *)sock)->woken;
 }

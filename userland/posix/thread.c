@@ -264,11 +264,30 @@ void px_reap_exited(void)
     __atomic_store_n(&some_exiting, false, __ATOMIC_RELEASE);
 }
 
-_Noreturn void px_thread_exit(void)
+/*
+ * A thread's end.  Clearing the tid word (CLONE_CHILD_CLEARTID) hands the
+ * thread's memory back: its joiner then frees the stack and may reuse it,
+ * and musl lets the next thread into pthread_exit, which may run on the
+ * static stack of its __unmapself that this thread came from (the tid word
+ * is musl's thread-list lock).  Linux clears it once the thread is gone.
+ * Here the thread still has a few steps to take after it (the wake, the
+ * slot's state, its own suspension), so it first moves to a stack of its
+ * slot's that nothing else uses (arch_posix_run_on_stack) and takes them
+ * there: a preemption among them finds nothing it runs on in anyone's hands.
+ * The slot, and with it that stack, is given out again only after another
+ * thread has suspended this one (px_reap_exited).  From there on the thread
+ * reads nothing of its own memory, not even the TLS behind its thread
+ * pointer (px_self()), which the joiner may have reused: it knows its slot
+ * from the argument.
+ */
+#define EXIT_STACK_SIZE 2048
+
+static unsigned char exit_stacks[POSIX_MAX_THREADS][EXIT_STACK_SIZE] __attribute__((aligned(16)));
+
+_Static_assert(EXIT_STACK_SIZE % 16 == 0, "each exit stack's top is 16-byte aligned");
+
+static _Noreturn void thread_end(word_t self)
 {
-    int self = px_self();
-    if (self == 0)
-        px_exit_group(0);
     int *clear = slots[self].clear_tid;
     if (clear) {
         __atomic_store_n(clear, 0, __ATOMIC_RELEASE);
@@ -281,6 +300,14 @@ _Noreturn void px_thread_exit(void)
     cptr_t tcb = posix_start_page->threads[self].tcb;
     for (;;)
         px_invoke(tcb, TCB_SUSPEND, 0, NULL);
+}
+
+_Noreturn void px_thread_exit(void)
+{
+    int self = px_self();
+    if (self == 0)
+        px_exit_group(0);
+    arch_posix_run_on_stack(exit_stacks[self] + EXIT_STACK_SIZE, thread_end, (word_t)self);
 }
 
 _Noreturn void px_exit_group(int status)

@@ -5,13 +5,18 @@
  * the errors.  It prints one record,
  *     @@ {"posix_selftest": {"checks": {"<check>": true|false, ...}, "failed": N}}
  * and exits with the number of failed checks (app=posix ends the run with
- * that status).
+ * that status).  At its start and its end it also prints its clocks,
+ *     @@ {"posix_realtime": {"monotonic_ns": M, "realtime_ns": R}}
+ * which the host compares with its own clock as it reads the line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,9 +26,17 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <abi/errors.h>
+#include <abi/invocation.h>
+#include <abi/ipc_buffer.h>
+#include <abi/syscalls.h>
+#include <arch_user.h>
+#include <posix_start.h>
+#include <syscall_arch.h>
 
 static char record[4096];
 static size_t used;
@@ -43,6 +56,19 @@ static long long now_ns(clockid_t clock)
     if (clock_gettime(clock, &ts))
         return -1;
     return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/*
+ * Monotonic first, then real time: R - M is then never below the Unix time
+ * the personality adds to the counter (the boot's realtime_ms), which the
+ * host checks.
+ */
+static void print_clocks(void)
+{
+    long long mono = now_ns(CLOCK_MONOTONIC);
+    long long real = now_ns(CLOCK_REALTIME);
+    printf("@@ {\"posix_realtime\": {\"monotonic_ns\": %lld, \"realtime_ns\": %lld}}\n", mono, real);
+    fflush(stdout);
 }
 
 /* Memory: malloc of many sizes, then large mappings that must come back zeroed. */
@@ -120,6 +146,14 @@ static void pipes_and_epoll(void)
     check("pipe_read", read(p[0], buf, sizeof buf) == 4 && !memcmp(buf, "ping", 4));
     errno = 0;
     check("pipe_empty_eagain", read(p[0], buf, sizeof buf) == -1 && errno == EAGAIN);
+    char two[2][3] = { "ab", "cd" }, in[2][3] = { "", "" };
+    struct iovec out_iov[2] = { { two[0], 2 }, { two[1], 2 } }, in_iov[2] = { { in[0], 2 }, { in[1], 2 } };
+    check("writev_readv", writev(p[1], out_iov, 2) == 4 && readv(p[0], in_iov, 2) == 4 &&
+                          !strcmp(in[0], "ab") && !strcmp(in[1], "cd"));
+    errno = 0;
+    int bad_count = writev(p[1], out_iov, -1) == -1 && errno == EINVAL;
+    errno = 0;
+    check("iovec_count_einval", bad_count && readv(p[0], in_iov, IOV_MAX + 1) == -1 && errno == EINVAL);
     long long t0 = now_ns(CLOCK_MONOTONIC);
     check("epoll_timeout", epoll_wait(ep, out, 4, 30) == 0 && now_ns(CLOCK_MONOTONIC) - t0 >= 30000000LL);
     errno = 0;
@@ -128,6 +162,156 @@ static void pipes_and_epoll(void)
     check("pipe_eof", read(p[0], buf, sizeof buf) == 0);
     close(p[0]);
     close(ep);
+}
+
+static int wait_order(int ep, int max, uint64_t *order)
+{
+    struct epoll_event out[4];      /* max <= 4 */
+    int n = epoll_wait(ep, out, max, 0);
+    for (int i = 0; i < n; i++)
+        order[i] = out[i].data.u64;
+    return n;
+}
+
+/*
+ * epoll reports fds in the order they became ready (Linux's ready list),
+ * not the order they were added; a reported fd, still ready, goes behind
+ * the others (level-triggered).
+ */
+static void epoll_ready_order(void)
+{
+    int first[2], second[2];
+    int ok = pipe2(first, O_NONBLOCK) == 0 && pipe2(second, O_NONBLOCK) == 0;
+    int ep = epoll_create1(0);
+    struct epoll_event ev1 = { .events = EPOLLIN, .data.u64 = 1 }, ev2 = { .events = EPOLLIN, .data.u64 = 2 };
+    ok &= ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, first[0], &ev1) == 0 &&
+          epoll_ctl(ep, EPOLL_CTL_ADD, second[0], &ev2) == 0;
+    ok &= write(second[1], "b", 1) == 1 && write(first[1], "a", 1) == 1;
+    uint64_t order[4] = { 0 };
+    check("epoll_readiness_order", ok && wait_order(ep, 4, order) == 2 && order[0] == 2 && order[1] == 1);
+    int one = wait_order(ep, 1, order) == 1 && order[0] == 2;
+    check("epoll_reported_goes_last", ok && one && wait_order(ep, 4, order) == 2 && order[0] == 1 && order[1] == 2);
+    char c;
+    int refilled = read(first[0], &c, 1) == 1 && wait_order(ep, 4, order) == 1 && order[0] == 2 &&
+                   write(first[1], "a", 1) == 1 && wait_order(ep, 4, order) == 2;
+    check("epoll_ready_again_goes_last", ok && refilled && order[0] == 2 && order[1] == 1);
+    /* Added while ready, it goes behind the others, though its data came before their last wait. */
+    int third[2] = { -1, -1 };
+    struct epoll_event ev3 = { .events = EPOLLIN, .data.u64 = 3 };
+    int added = pipe2(third, O_NONBLOCK) == 0 && write(third[1], "c", 1) == 1 && wait_order(ep, 4, order) == 2 &&
+                epoll_ctl(ep, EPOLL_CTL_ADD, third[0], &ev3) == 0 && wait_order(ep, 4, order) == 3;
+    check("epoll_added_ready_goes_last", ok && added && order[0] == 2 && order[1] == 1 && order[2] == 3);
+    close(ep);
+    for (int i = 0; i < 2; i++) {
+        close(first[i]);
+        close(second[i]);
+        close(third[i]);
+    }
+}
+
+/*
+ * A thread's end.  The joiner may reuse a thread's memory once pthread_join
+ * returns, and musl's pthread_exit lets the next thread into its exit once
+ * the tid word (its thread-list lock) is cleared; the personality clears it
+ * before the thread has stopped, and the thread must not run on that
+ * memory after it.  Joined threads run on a stack the test owns
+ * (pthread_attr_setstack: musl puts the thread's TLS and descriptor there
+ * too).  When the join returns, the ended thread's stack pointer, read from
+ * its TCB, must be outside that stack, whether the thread has stopped or is
+ * still taking its last steps; then the test fills the stack with 0xff and
+ * yields, so that a thread still running on it would fault the process.
+ * Detached threads, ended three at a time, hand musl's one static exit
+ * stack (its __unmapself) from one to the next.  Many rounds of each reuse
+ * the pool's slots and their exit stacks.
+ */
+#define END_STACK (64 * 1024)
+#define END_ROUNDS 100
+#define DETACHED_AT_ONCE 3
+
+static unsigned char end_stack[END_STACK] __attribute__((aligned(4096)));
+static long ended_tid;
+static int detached_done;
+
+static void *ends_at_once(void *arg)
+{
+    __atomic_store_n(&ended_tid, syscall(SYS_gettid), __ATOMIC_RELEASE);
+    return arg;
+}
+
+static void *ends_detached(void *arg)
+{
+    (void)arg;
+    __atomic_add_fetch(&detached_done, 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* The stack pointer of the pool's thread with this tid (its slot is tid - 1), read from its TCB. */
+static word_t stack_pointer_of(long tid)
+{
+    const struct posix_start *start = (const struct posix_start *)POSIX_START_VADDR;
+    if (tid < 2 || tid > (long)start->nthreads)
+        return 0;
+    cptr_t tcb = start->threads[tid - 1].tcb;
+    word_t info = msginfo_new(TCB_READ_REGISTERS, 0, 0, 2);
+    word_t mr[ARCH_MSG_REGS] = { 0, ARCH_REG_SP + 1 };      /* flags 0: do not suspend it */
+    if (arch_syscall(SYS_CALL, &tcb, &info, mr) != E_OK)
+        return 0;
+    const struct ipc_buffer *ipc = (const struct ipc_buffer *)start->threads[0].ipcbuf_vaddr;
+    word_t regs[ARCH_REG_SP + 1];
+    for (int i = 0; i <= ARCH_REG_SP; i++)
+        regs[i] = i < ARCH_MSG_REGS ? mr[i] : ipc->msg[i];
+    return regs[ARCH_REG_SP];
+}
+
+static int joined_end(int round, int *off_stack)
+{
+    pthread_attr_t attr;
+    int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setstack(&attr, end_stack, END_STACK) == 0;
+    pthread_t t;
+    ok &= pthread_create(&t, &attr, ends_at_once, (void *)(long)round) == 0;
+    pthread_attr_destroy(&attr);
+    void *ret = NULL;
+    if (ok)
+        ok = pthread_join(t, &ret) == 0 && ret == (void *)(long)round;
+    word_t sp = stack_pointer_of(__atomic_load_n(&ended_tid, __ATOMIC_ACQUIRE));
+    *off_stack &= sp && (sp < (word_t)end_stack || sp >= (word_t)end_stack + END_STACK);
+    memset(end_stack, 0xff, END_STACK);
+    for (int i = 0; i < 4; i++)
+        sched_yield();
+    return ok;
+}
+
+/* A full pool (threads that ended but are not yet reaped) makes pthread_create wait a little. */
+static int create_detached(void)
+{
+    pthread_attr_t attr;
+    int ok = pthread_attr_init(&attr) == 0 && pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0;
+    int err = EAGAIN;
+    pthread_t t;
+    for (int tries = 0; ok && err == EAGAIN && tries < 1000; tries++) {
+        err = pthread_create(&t, &attr, ends_detached, NULL);
+        if (err == EAGAIN)
+            sched_yield();
+    }
+    pthread_attr_destroy(&attr);
+    return ok && err == 0;
+}
+
+static void thread_ends(void)
+{
+    int joined = 1, off_stack = 1, detached = 1;
+    for (int round = 0; round < END_ROUNDS && joined; round++)
+        joined &= joined_end(round, &off_stack);
+    check("thread_end_joined_memory_reused", joined);
+    check("thread_end_off_the_joined_stack", joined && off_stack);
+    for (int round = 0; round < END_ROUNDS && detached; round++) {
+        int target = __atomic_load_n(&detached_done, __ATOMIC_ACQUIRE) + DETACHED_AT_ONCE;
+        for (int i = 0; i < DETACHED_AT_ONCE; i++)
+            detached &= create_detached();
+        while (detached && __atomic_load_n(&detached_done, __ATOMIC_ACQUIRE) < target)
+            sched_yield();
+    }
+    check("thread_end_detached", detached);
 }
 
 struct shared {
@@ -220,12 +404,16 @@ static void errors(void)
 
 int main(int argc, char **argv)
 {
+    print_clocks();
     check("argv", argc >= 1 && argv[0] && argv[0][0]);
     memory();
     clocks();
     pipes_and_epoll();
+    epoll_ready_order();
+    thread_ends();
     threads();
     errors();
+    print_clocks();
     printf("@@ {\"posix_selftest\": {\"checks\": {%s}, \"failed\": %d}}\n", record, failed);
     fflush(stdout);
     return failed;

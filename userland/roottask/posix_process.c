@@ -488,6 +488,24 @@ static word_t storage_bits_for(word_t segment_pages, word_t heap_size)
     return bits;
 }
 
+/*
+ * The boot command line's realtime_ms=, in decimal: 64 bits, which arg_word
+ * cannot give on a 32-bit port.  0 (unknown) when absent or not a number.
+ */
+static uint64_t realtime_ms_arg(void)
+{
+    char digits[24];
+    if (!arg_str("realtime_ms", digits, sizeof digits) || !digits[0])
+        return 0;
+    uint64_t ms = 0;
+    for (const char *d = digits; *d; d++) {
+        if (*d < '0' || *d > '9' || ms > (UINT64_MAX - 9) / 10)
+            return 0;
+        ms = ms * 10 + (uint64_t)(*d - '0');
+    }
+    return ms;
+}
+
 static word_t start_main_thread(const struct posix_process *p)
 {
     word_t regs[ARCH_USER_REGS] = { 0 };
@@ -571,7 +589,7 @@ word_t posix_process_create(const struct posix_process_opts *o, struct posix_pro
     p->state = POSIX_RUNNING;
     p->start = (struct posix_start){
         .magic = POSIX_START_MAGIC, .core = o->core, .cycle_hz = bootinfo->cycle_hz,
-        .realtime = arg_word("realtime", 0),
+        .realtime_ms = realtime_ms_arg(),
         .heap_vaddr = POSIX_HEAP_VADDR, .heap_size = PAGE_UP(o->heap_size), .channel = o->channel,
     };
     l.storage_bits = storage_bits_for(pages, o->heap_size);

@@ -38,17 +38,6 @@
 #endif
 #define SZT_F "zu"
 
-/* Protocol headers are read in place from frames, at any alignment. */
-#define PACK_STRUCT_FIELD(x) x
-#define PACK_STRUCT_STRUCT __attribute__((packed))
-#define PACK_STRUCT_BEGIN
-#define PACK_STRUCT_END
-
-_Noreturn void lwip_port_assert_failed(const char *msg, const char *file, int line);
-uint32_t lwip_port_rand(void);
-
-#define LWIP_PLATFORM_DIAG(x) do { printf x; } while (0)
-#define LWIP_PLATFORM_ASSERT(x) lwip_port_assert_failed((x), __FILE__, __LINE__)
-#define LWIP_RAND() lwip_port_rand()
+#include <lwip_port_cc.h>
 
 #endif
