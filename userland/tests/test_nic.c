@@ -672,7 +672,7 @@ static void check_level_redelivery(const struct line_driver *d, unsigned irq)
  * not answered within WAIT_MS); fewer than ACK_RACE_MIN_ROUNDS by the time
  * limit is a host too busy to exercise the race, which fails too.
  */
-#define ACK_RACE_ROUNDS     3000
+#define ACK_RACE_ROUNDS     1200
 #define ACK_RACE_MS         150000
 #define ACK_RACE_MIN_ROUNDS 1000
 
