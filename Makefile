@@ -70,6 +70,13 @@ VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$
 # checksum of its full path: builds with different programs, or none, share every object but
 # the two that hold another file's bytes, and none overwrites another's images.
 POSIX_PROGRAM ?=
+# `make qemu APP=redis` runs the real Redis (docs/posix.md): unless POSIX_PROGRAM or an impl= in
+# ARGS says otherwise, the image embeds Debian's Redis built for the port (make posix), and the
+# app runs it; ARGS=impl=builtin runs the project's own Redis-protocol server (docs/redis.md).
+ifeq ($(APP)$(POSIX_PROGRAM)$(findstring impl=,$(ARGS)),redis)
+POSIX_PROGRAM := build/posix/$(ARCH)/redis-server
+override ARGS += impl=posix
+endif
 POSIX_TAG := $(if $(POSIX_PROGRAM),/posix-$(notdir $(POSIX_PROGRAM))-$(shell printf '%s' '$(abspath $(POSIX_PROGRAM))' | cksum | cut -d' ' -f1))
 OBJ     := build/$(VARIANT)
 BUILD   := $(OBJ)$(POSIX_TAG)

@@ -40,3 +40,18 @@ def test_none_on_several_cores_needs_unsafe():
                           capture_output=True, text=True)
     assert proc.returncode != 0
     assert "UNSAFE=1" in proc.stderr
+
+
+def build_dir(*words) -> str:
+    return subprocess.run(["make", "-s", "-C", str(REPO), "print-build-dir", *words],
+                          capture_output=True, text=True, check=True).stdout.strip()
+
+
+def test_app_redis_embeds_the_real_redis_unless_told_otherwise():
+    """`make qemu APP=redis` boots the real Redis: the image embeds build/posix/<arch>/redis-server
+    (its own folder, docs/posix-loader.md); an impl= in ARGS, or another POSIX_PROGRAM, wins."""
+    assert build_dir("APP=redis").startswith("build/x86_64-bkl/posix-redis-server-")
+    assert build_dir("APP=redis", "ARCH=arm-imx6").startswith("build/arm-imx6-bkl/posix-redis-server-")
+    assert build_dir("APP=redis", "ARGS=impl=builtin") == "build/x86_64-bkl"
+    assert build_dir("APP=redis", "POSIX_PROGRAM=/tmp/other").startswith("build/x86_64-bkl/posix-other-")
+    assert build_dir("APP=tests") == "build/x86_64-bkl"
