@@ -113,6 +113,28 @@ def test_report_has_a_row_per_configuration_and_keeps_tcg_rates_apart():
     assert summary_text.index("## 3. Redis") < summary_text.index("## Emulator") < summary_text.index("Xput")
 
 
+def test_arm_icount_ticks_become_instructions():
+    """Under -icount arm-imx6's kernel counter steps once per 10 instructions: the report's figures
+    are instructions (ten per tick), x86_64's and a plain TCG boot's the counts as printed."""
+    text = console("bkl", 2, stats=True)
+    raw = redis_figures.figures(rec.parse_text(text))
+
+    def boot_figures(arch: str, icount: bool) -> dict:
+        records = [{**r, rec.META_KEY: {**r[rec.META_KEY], "arch": arch}}
+                   for r in _sweep_records(text, "bkl", 2, icount=icount)]
+        [found] = redis_report.boots(records)
+        return found.figures
+
+    arm = boot_figures("arm-imx6", True)
+    for key in ("kernel_per_op", "user_per_op", "total_per_op", "kernel_per_entry",
+                "lock_held_per_op", "lock_held_per_acquisition"):
+        assert arm[key] == pytest.approx(10 * raw[key]), key
+    assert arm["delay_per_core"] == pytest.approx([10 * d for d in raw["delay_per_core"]])
+    assert arm["entries_per_op"] == raw["entries_per_op"] and arm["utilisation"] == raw["utilisation"]
+    assert boot_figures("x86_64", True)["kernel_per_op"] == raw["kernel_per_op"]
+    assert boot_figures("arm-imx6", False)["kernel_per_op"] == raw["kernel_per_op"]
+
+
 def pingpong_trip(lock: str, trip: float, timing: bool, stats: bool = False) -> dict:
     return {"bench": "pingpong", "env": {"arch": "x86_64", "lock": lock, "cpus": 1},
             "config": {"same_space": False, "length": 0}, "unit": "instructions",

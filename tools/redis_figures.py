@@ -42,6 +42,10 @@ import records as rec
 START_TAG = 1
 END_TAG = 2
 CAUSES = ("syscall", "interrupt", "fault")
+# Instructions per step of the kernel's counter under -icount (shift 0: an instruction a
+# nanosecond): x86_64's TSC counts them one by one, arm-imx6's 100 MHz global timer steps once
+# per 10.  A Linux guest's windows are in nanoseconds already (tools/procstat.py).
+ICOUNT_INSTRUCTIONS_PER_TICK = {"x86_64": 1, "arm-imx6": 10}
 
 
 class WindowError(ValueError):
@@ -84,9 +88,10 @@ def marks(records) -> dict:
     return {tag: [group[c] for c in sorted(group)] for tag, group in found.items()}
 
 
-def window(records, start: int = START_TAG, end: int = END_TAG) -> list[CoreWindow]:
+def window(records, start: int = START_TAG, end: int = END_TAG, per_tick: int = 1) -> list[CoreWindow]:
     """Each core's differences between the start and the end mark: of the kernel's `kstats`,
-    or of a Linux guest's `procstat` records when the boot has those."""
+    their times multiplied by per_tick, or of a Linux guest's `procstat` records when the boot
+    has those."""
     if procstat.marks(records):
         return linux_window(records, start, end)
     found = marks(records)
@@ -101,8 +106,8 @@ def window(records, start: int = START_TAG, end: int = END_TAG) -> list[CoreWind
         if not b["timed"]:
             raise WindowError(f"core {b['core']}: timing was off at the end mark")
         cores.append(CoreWindow(
-            core=a["core"], elapsed=b["now"] - a["now"], idle=b["idle"] - a["idle"],
-            kernel=b["kernel"] - a["kernel"], user=b["user"] - a["user"],
+            core=a["core"], elapsed=(b["now"] - a["now"]) * per_tick, idle=(b["idle"] - a["idle"]) * per_tick,
+            kernel=(b["kernel"] - a["kernel"]) * per_tick, user=(b["user"] - a["user"]) * per_tick,
             entries={c: b["entries"][c] - a["entries"][c] for c in CAUSES}))
         if cores[-1].elapsed <= 0:
             raise WindowError(f"core {a['core']}: the counter did not advance over the window")
@@ -145,8 +150,10 @@ def lock_window(records, end: int = END_TAG) -> list[dict] | None:
     return group or None
 
 
-def figures(records) -> dict:
-    """The figures of one boot's window (docs/benchmarks.md), as a flat dict."""
+def figures(records, per_tick: int = 1) -> dict:
+    """The figures of one boot's window (docs/benchmarks.md), as a flat dict; the kernel's
+    counts of time (kstats, lockstats) multiplied by per_tick: ICOUNT_INSTRUCTIONS_PER_TICK
+    of the port turns a -icount boot's into instructions."""
     bench = rec.benches(records, "redis")
     if not bench:
         raise WindowError("no redis bench record")
@@ -154,7 +161,7 @@ def figures(records) -> dict:
     ops = int(b["ops"])
     if ops <= 0:
         raise WindowError("the window has no operations")
-    cores = window(records)
+    cores = window(records, per_tick=per_tick)
     utilisation = [c.utilisation for c in cores]
     mean_util = sum(utilisation) / len(utilisation)
     throughput = ops / b["seconds"] if b.get("seconds") else None
@@ -182,7 +189,7 @@ def figures(records) -> dict:
     }
     locks = lock_window(records)
     if locks:
-        held = sum(s["cycles_held"] for s in locks)
+        held = sum(s["cycles_held"] for s in locks) * per_tick
         acquisitions = sum(s["acquisitions"] for s in locks)
         if acquisitions:
             out["lock_held_per_op"] = held / ops

@@ -68,19 +68,22 @@ def boots(records) -> list[Boot]:
     for group in _boot_groups(records):
         if not rec.benches(group, "redis"):
             continue
-        try:
-            fig = redis_figures.figures(group)
-        except redis_figures.WindowError:
-            continue
         meta = group[0].get(rec.META_KEY) or {}
         boot = rec.of_type(group, "boot")
         info = boot[-1]["boot"] if boot else {}
+        arch = meta.get("arch", info.get("arch", "x86_64"))
+        icount = bool(meta.get("icount", False))
+        per_tick = redis_figures.ICOUNT_INSTRUCTIONS_PER_TICK.get(arch, 1) if icount else 1
+        try:
+            fig = redis_figures.figures(group, per_tick=per_tick)
+        except redis_figures.WindowError:
+            continue
         found.append(Boot(lock=meta.get("lock", info.get("lock", "?")),
                           cpus=int(meta.get("cpus", info.get("cores", 1))),
-                          icount=bool(meta.get("icount", False)), figures=fig,
+                          icount=icount, figures=fig,
                           stats=bool(meta.get("stats", False)),
                           emulated=meta.get("accel", "tcg") == "tcg",
-                          arch=meta.get("arch", info.get("arch", "x86_64")),
+                          arch=arch,
                           server=rec.field(rec.benches(group, "redis")[-1], "server",
                                            redis_run.OWN_SERVER)))
     return found
