@@ -22,13 +22,6 @@
 #define POLL_PERIODS 2
 /* A closing connection whose peer has not taken its replies after this many polls is reset. */
 #define CLOSE_POLLS_MAX 20
-/*
- * A connection idle this long may lose its state to one that has none (no
- * memory): long enough that a client waiting on a slow network is not taken
- * for a dead one.
- */
-#define EVICT_IDLE_MS 5000
-
 static void detach(struct tcp_pcb *pcb)
 {
     tcp_arg(pcb, NULL);
@@ -197,7 +190,7 @@ static err_t feed(struct tcp_server_conn *c, struct pbuf *p)
 
 /*
  * Make the connection's protocol state.  When that fails (no memory), the
- * connection that has been idle longest, and at least EVICT_IDLE_MS, gives
+ * connection that has been idle longest, and at least evict_idle_ms, gives
  * its state up (it is reset) and open is tried once more: peers that vanished
  * without a FIN or RST reaching us (QEMU's user network does that to
  * connections the host reset before they were set up) would otherwise keep
@@ -213,7 +206,7 @@ static void open_state(struct tcp_server_conn *c)
     struct tcp_server_conn *idlest = NULL;
     for (unsigned i = 0; i < TCP_SERVER_MAX_CONNS; i++) {
         struct tcp_server_conn *o = &s->conns[i];
-        if (o->pcb && o != c && o->state && (u32_t)(now - o->last_active) >= EVICT_IDLE_MS &&
+        if (o->pcb && o != c && o->state && (u32_t)(now - o->last_active) >= s->evict_idle_ms &&
             (!idlest || (u32_t)(now - o->last_active) > (u32_t)(now - idlest->last_active)))
             idlest = o;
     }
@@ -377,6 +370,7 @@ err_t tcp_server_start(struct tcp_server *s, u16_t port, const struct tcp_server
 {
     memset(s, 0, sizeof(*s));
     s->protocol = protocol;
+    s->evict_idle_ms = TCP_SERVER_EVICT_IDLE_MS;
     struct tcp_pcb *pcb = tcp_new();
     if (!pcb)
         return ERR_MEM;

@@ -20,7 +20,7 @@
  * for every host connection, even one the host has already reset) cost a
  * pcb and a slot but no protocol memory.  One whose state cannot be made
  * (open returns NULL: no memory while other connections hold theirs) takes
- * the state of the connection idle longest, if one has been idle 5 s; otherwise its input
+ * the state of the connection idle longest, if one has been idle evict_idle_ms; otherwise its input
  * is held the same way and open is tried again from the poll callback, so a
  * client waits rather than being reset.  One that still has no state after
  * TCP_SERVER_OPEN_POLLS polls is reset.  Likewise, when lwIP runs out of
@@ -71,9 +71,17 @@ struct tcp_server_conn {
     u32_t last_active;              /* sys_now() when it was accepted, last received or last had bytes acknowledged */
 };
 
+/*
+ * A connection idle this long may lose its state to one that has none (no
+ * memory): long enough that a client waiting on a slow network is not taken
+ * for a dead one.
+ */
+#define TCP_SERVER_EVICT_IDLE_MS 5000
+
 struct tcp_server {
     struct tcp_pcb *listener;
     const struct tcp_server_protocol *protocol;
+    u32_t evict_idle_ms;            /* TCP_SERVER_EVICT_IDLE_MS from tcp_server_start() */
     struct tcp_server_conn conns[TCP_SERVER_MAX_CONNS];
     unsigned live;                  /* connections open now */
     unsigned long accepted;         /* connections served since start */
