@@ -126,9 +126,14 @@ $(POSIX_DIR)/redis/.patched: $(REDIS_DIR)/src/version.h $(POSIX_REDIS_PATCHES) $
 	for p in $(POSIX_REDIS_PATCHES); do patch -p1 -s -d $(POSIX_DIR)/redis <$$p || exit 1; done
 	touch $@
 
+# Redis names the git commit it was built from (INFO's redis_git_sha1); its copy sits inside this
+# project's tree, whose commit is not Redis's, so git is given no repository to find (00000000,
+# as in Debian's build from the release tarball).
+REDIS_NO_GIT := GIT_DIR=/nonexistent
+
 $(POSIX_REDIS): $(POSIX_DIR)/redis/.patched $(POSIX_LIBPOSIX)
 	rm -f $(POSIX_DIR)/redis/src/redis-server
-	$(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server >$(POSIX_DIR)/redis-build.log 2>&1 || \
+	$(REDIS_NO_GIT) $(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server >$(POSIX_DIR)/redis-build.log 2>&1 || \
 	    { tail -n 40 $(POSIX_DIR)/redis-build.log; exit 1; }
 	cp $(POSIX_DIR)/redis/src/redis-server $@
 	@echo "built $@"
@@ -169,7 +174,7 @@ $(POSIX_HOSTTEST)/trap-regs: $(POSIX_TRAP_REGS_OBJ)
 
 $(POSIX_HOSTTEST)/redis-server: $(POSIX_HOSTCALLS) $(POSIX_REDIS)
 	rm -f $(POSIX_DIR)/redis/src/redis-server
-	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server \
+	POSIX_PERSONALITY=$(CURDIR)/$(POSIX_HOSTCALLS) $(REDIS_NO_GIT) $(MAKE) -C $(POSIX_DIR)/redis/src $(REDIS_MAKE) redis-server \
 	    >$(POSIX_HOSTTEST)/redis-link.log 2>&1 || { cat $(POSIX_HOSTTEST)/redis-link.log; exit 1; }
 	mv $(POSIX_DIR)/redis/src/redis-server $@
 $(POSIX_HOSTTEST)/redis-server: MAKEOVERRIDES :=
