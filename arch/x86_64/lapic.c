@@ -35,7 +35,8 @@
 #define X2APIC_MSR      0x800
 
 #define TIMESLICE_MS    10
-#define CALIBRATE_MS    10
+/* 10 ms of PIT time in all, which a boot under -icount spends as instructions. */
+#define CALIBRATE_MS    2
 #define CALIBRATE_WINDOWS 5
 
 word_t x86_tsc_hz;
@@ -87,8 +88,8 @@ void lapic_init_core(void)
  * host is slow, except where the host takes the vCPU away while the count
  * ends: the loop then sees the end late and counts too much.  A delay only
  * ever adds, so the window of CALIBRATE_WINDOWS that counted the fewest TSC
- * cycles is the truest; on a busy host one 10 ms window alone came out 37 %
- * fast.  A result of zero ticks is corrected to a usable minimum.
+ * cycles is the truest; on a busy host a single window can come out tens of
+ * percent fast.  A result of zero ticks is corrected to a usable minimum.
  */
 void lapic_calibrate(void)
 {
