@@ -295,7 +295,7 @@ redis-suite: deps
 	@$(PYTHON) tools/redis_suite.py $(addprefix --guest ,$(REDIS_SUITE_CONFIGS)) \
 	    --markdown results/redis-suite/summary.md --json results/redis-suite/results.json
 
-# The long soak of the kernel-hosted Redis server (tests/test_redis_soak.py); `make test` runs
+# The long soak of the real Redis on the kernel (tests/test_redis_soak.py); `make test` runs
 # the same test for 90 s.  SOAK_SECONDS sets another length.
 SOAK_SECONDS ?= 600
 soak: deps

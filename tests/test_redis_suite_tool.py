@@ -15,6 +15,15 @@ MISSING = redis_suite.missing_parts()
 needs_suite = pytest.mark.skipif(MISSING is not None, reason=str(MISSING))
 
 
+def test_harness_ports_stay_below_the_ephemeral_ports():
+    """The harness's ports (each also tried 10,000 above) never reach the host's ephemeral range,
+    where a client connection's port can take them: a unit then ran no test at all."""
+    with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+        ephemeral = int(f.read().split()[0])
+    base = redis_suite.harness_base_port()
+    assert 1024 < base and base + redis_suite.HARNESS_PORT_STRIDE + redis_suite.HARNESS_PORTS <= ephemeral
+
+
 def test_parse_reads_every_verdict_through_colours():
     out = ("[\x1b[0;32;49mok\x1b[0m]: SET and GET an item (1 ms)\n"
            "[\x1b[0;31;49merr\x1b[0m]: EXPIRE - set timeouts multiple times in tests/unit/expire.tcl\n"

@@ -42,6 +42,8 @@ UNITS = ("type/string", "type/incr", "keyspace", "expire", "type/hash", "type/li
 NOT_NEEDED = ("debug", "repl", "save", "config-maxmemory", "reset", "pfdebug", "latency",
               "other-server", "config-resetstat", "local-process")
 UNIT_TIMEOUT = 900.0    # seconds for one unit, whatever the server's speed
+HARNESS_PORTS = 200     # the harness's --portcount
+HARNESS_PORT_STRIDE = 10000  # the harness checks each port and this much above it
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 VERDICT = re.compile(r"^\[(ok|err|exception|skip)\]: (.*?)(?: \(\d+ ms\))?$")
@@ -66,16 +68,30 @@ def parse(output: str) -> dict:
     return verdicts
 
 
+def harness_base_port() -> int:
+    """The first of the harness's own ports (its test server's; it also tries each port + 10000),
+    from a base of this run's, so that two runs at once do not take the same, and all below the
+    host's ephemeral ports: a client connection's local port there once took the harness's test
+    server's port between its check and its bind ("couldn't open socket: address already in
+    use"), and the unit ran no test."""
+    try:
+        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
+            ephemeral = int(f.read().split()[0])
+    except (OSError, ValueError, IndexError):
+        ephemeral = 32768
+    low = 10000
+    span = max(1, ephemeral - HARNESS_PORT_STRIDE - HARNESS_PORTS - low)
+    return low + (os.getpid() * 97 + int(time.monotonic() * 1000)) % span
+
+
 def run_unit(unit: str, host: str, port: int, timeout: float = UNIT_TIMEOUT) -> dict:
     """Run one unit against host:port; its verdicts and the output's tail."""
     with tempfile.TemporaryDirectory(prefix="redis-suite-") as scratch:
         shutil.copytree(os.path.join(SOURCE, "tests"), os.path.join(scratch, "tests"))
         shutil.copy(os.path.join(SOURCE, "runtest"), scratch)
-        # The harness's own ports (its test server's, its clients'): from a base of this run's, so
-        # that two runs at once do not take the same.
-        base = 20000 + (os.getpid() * 97 + int(time.monotonic() * 1000)) % 30000
+        base = harness_base_port()
         cmd = ["tclsh", "tests/test_helper.tcl", *suite_flags(host, port), "--baseport", str(base),
-               "--portcount", "200", "--single", "unit/" + unit]
+               "--portcount", str(HARNESS_PORTS), "--single", "unit/" + unit]
         try:
             done = subprocess.run(cmd, cwd=scratch, stdin=subprocess.DEVNULL, capture_output=True,
                                   text=True, timeout=timeout)
