@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass
 
 import model
+import procstat
 import records as rec
 import redis_figures
 import redis_run
@@ -157,8 +158,16 @@ def per_op_table(found: list[Boot], timing: dict | None = None) -> str:
             f"{_fmt(kernel, 0):>11}{_fmt(untimed, 0):>9}"
             f"{_fmt(_median([f['user_per_op'] for f in figs]), 0):>11}"
             f"{_fmt(_median([f['lock_held_per_op'] for f in figs]), 0):>10}"
-            f"  {', '.join(sorted({b.server for b in group}))}")
+            f"  {', '.join(sorted({b.server for b in group}))}{linux_resolution(figs)}")
     return "\n".join(lines)
+
+
+def linux_resolution(figs: list[dict]) -> str:
+    """For the Linux baseline's rows (no kernel entries counted): what one /proc/stat tick is per
+    operation, the resolution of their kernel and user figures; a short window's are whole ticks."""
+    if any(f["entries_per_op"] is not None for f in figs):
+        return ""
+    return f" (one /proc/stat tick is {procstat.NS_PER_TICK / _median([f['ops'] for f in figs]):,.0f} per op)"
 
 
 def rate_table(found: list[Boot]) -> str:
