@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import socket
 import subprocess
-import warnings
 
 import pytest
 
@@ -98,23 +97,8 @@ def test_redis_benchmark_on_every_instance_at_once_without_errors(server):
         assert done == {"SET", "GET", "INCR", "LPUSH", "LPOP", "SADD", "HSET", "MSET"}, out
 
 
-def run_suite_units(port: int) -> list[dict]:
-    """SUITE_UNITS against port.  A unit that passed nothing at all (the harness or its client
-    stopped before its first test) runs once more, and the first attempt's end is kept as a
-    warning: the second attempt's verdicts are the ones compared."""
-    results = redis_suite.run_units(SUITE_UNITS, "127.0.0.1", port, say=lambda *a, **k: None)
-    for i, r in enumerate(results):
-        if not r["ok"]:
-            warnings.warn(f"unit {r['unit']} passed nothing (harness status {r['status']}, "
-                          f"exceptions {r['exception']}); "
-                          f"ran it again. Its output ended:\n{r['tail']}")
-            results[i] = redis_suite.run_units([r["unit"]], "127.0.0.1", port,
-                                               say=lambda *a, **k: None)[0]
-    return results
-
-
 def test_redis_own_suite_passes_what_debian_redis_passes(server, baseline):
-    results = run_suite_units(server.ports[0])
+    results = redis_suite.run_units(SUITE_UNITS, "127.0.0.1", server.ports[0], say=lambda *a, **k: None)
     stopped = {r["unit"]: (r["status"], r["exception"], r["tail"]) for r in results if r["exception"]}
     assert not stopped, f"units that stopped on an exception (status, exceptions, output's end): {stopped}"
     c = redis_suite.compare(results, baseline)

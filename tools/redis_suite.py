@@ -71,9 +71,9 @@ def parse(output: str) -> dict:
 def harness_base_port() -> int:
     """The first of the harness's own ports (its test server's; it also tries each port + 10000),
     from a base of this run's, so that two runs at once do not take the same, and all below the
-    host's ephemeral ports: a client connection's local port there once took the harness's test
+    host's ephemeral ports, where a client connection's local port can take the harness's test
     server's port between its check and its bind ("couldn't open socket: address already in
-    use"), and the unit ran no test."""
+    use"), and the unit then runs no test."""
     try:
         with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
             ephemeral = int(f.read().split()[0])

@@ -386,7 +386,7 @@ class State:
     @classmethod
     def load(cls, path: Path) -> "State":
         data = json.loads(path.read_text())
-        # A sweep stored before the real Redis was the default measured the project's own server.
+        # A stored sweep that names no redis_impl measured the project's own server.
         data["plan"].setdefault("redis_impl", "builtin")
         return cls(path, Plan(**data["plan"]), data.get("accel"), data.get("icount"),
                    data.get("completed", []), data.get("git"))
