@@ -11,30 +11,15 @@
 #include <stdbool.h>
 #include "control_port.h"
 
-#define ETH_HEADER      14
-#define IPV4_HEADER     20      /* the reply's: no options */
-#define UDP_HEADER      8
-#define IP_PROTO_UDP    17
-#define IP_FLAG_MF      0x2000  /* more fragments follow */
 #define IP_TTL          64
 
-_Static_assert(CONTROL_REPLY_FRAME_MAX == ETH_HEADER + IPV4_HEADER + UDP_HEADER + CONTROL_REQUEST_MAX,
-               "the reply frame holds the headers and the longest reply text");
-
-/* The tag of the last mark taken, so that a resent request is answered but not taken twice. */
+/*
+ * The tag of the last mark taken, so that a resent request is answered but
+ * not taken twice.  Every word is a valid tag, so whether a mark was taken
+ * at all needs the flag beside it.
+ */
 static bool marked;
 static word_t last_tag;
-
-static unsigned be16(const uint8_t *p)
-{
-    return (unsigned)p[0] << 8 | p[1];
-}
-
-static void put_be16(uint8_t *p, unsigned v)
-{
-    p[0] = (uint8_t)(v >> 8);
-    p[1] = (uint8_t)v;
-}
 
 /* The Internet checksum (RFC 1071) of an IPv4 header of `len` bytes, its checksum field zero. */
 static unsigned ipv4_checksum(const uint8_t *header, size_t len)

@@ -20,12 +20,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "frame_fields.h"
 
 #define CONTROL_PORT 7000
 /* The longest request taken: "kstats " and a 20-digit tag fit; a longer one is refused. */
 #define CONTROL_REQUEST_MAX 64
 /* The longest reply frame: Ethernet, IPv4 and UDP headers and a reply of at most a request's length. */
-#define CONTROL_REPLY_FRAME_MAX (14 + 20 + 8 + CONTROL_REQUEST_MAX)
+#define CONTROL_REPLY_FRAME_MAX (ETH_HEADER + IPV4_HEADER + UDP_HEADER + CONTROL_REQUEST_MAX)
 
 /*
  * Serve the request in `frame` (an Ethernet frame of `len` bytes that

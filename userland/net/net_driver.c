@@ -7,21 +7,11 @@
 #include <libc.h>
 #include <sys.h>
 #include "control_port.h"
+#include "frame_fields.h"
 #include "net_driver.h"
 
-#define ETH_HEADER      14
-#define ETHERTYPE_IPV4  0x0800
-#define ETHERTYPE_ARP   0x0806
-#define IP_PROTO_TCP    6
-#define IP_PROTO_UDP    17
-#define IP_FRAGMENT_OFFSET 0x1fff   /* a later fragment's bytes carry no UDP or TCP header */
 /* How often a full NIC transmit ring is tried again before the frame is dropped. */
 #define SEND_TRIES      1000
-
-static unsigned be16(const uint8_t *p)
-{
-    return (unsigned)p[0] << 8 | p[1];
-}
 
 word_t net_driver_destination(const uint8_t *frame, size_t len, word_t ninstances)
 {
@@ -30,11 +20,11 @@ word_t net_driver_destination(const uint8_t *frame, size_t len, word_t ninstance
     unsigned type = be16(frame + 12);
     if (type == ETHERTYPE_ARP)
         return NET_TO_ALL;
-    if (type != ETHERTYPE_IPV4 || len < ETH_HEADER + 20)
+    if (type != ETHERTYPE_IPV4 || len < ETH_HEADER + IPV4_HEADER)
         return 0;
     const uint8_t *ip = frame + ETH_HEADER;
     size_t ip_header = (size_t)(ip[0] & 0xf) * 4;
-    if (ip_header < 20 || len < ETH_HEADER + ip_header + 4)
+    if (ip_header < IPV4_HEADER || len < ETH_HEADER + ip_header + 4)
         return 0;
     unsigned port = be16(ip + ip_header + 2);
     if (ip[9] == IP_PROTO_UDP && port == CONTROL_PORT && !(be16(ip + 6) & IP_FRAGMENT_OFFSET))
