@@ -5,8 +5,9 @@ the stack serves over the socket link (userland/net/socket_link.h).
 
 Each configuration boots once (a module fixture) and is driven from the host with Debian's own
 clients: INFO, SET/GET, redis-benchmark, a 1 MB value each way, connections reset in the middle
-of a reply, an oversized inline request, a client that never reads while another is served, and
-at the end the kernel invariant checker through the NIC driver's control port.
+of a reply, an oversized inline request, a client that never reads while another is served, the
+kernel invariant checker through the NIC driver's control port, and last a Redis that faults
+(DEBUG ASSERT): the fault server stops it alone, and the driver still answers.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ MB = 1 << 20
 def guest(request):
     arch, lock, cpus = request.param
     s = Server(arch, lock, cpus, posix_program=redis_program(arch),
-               cmdline="app=redis impl=posix layout=processes")
+               cmdline="app=redis impl=posix layout=processes redis_debug=1")
     try:
         s.read_until_serving()
         s.record = next(r["redis"] for r in records_of(s, "redis"))
@@ -166,7 +167,23 @@ def test_a_client_that_never_reads_does_not_stop_the_others(guest):
     assert redis_cli(guest.port, "DBSIZE") == "21"
 
 
-def test_the_kernel_invariants_hold_at_the_end(guest):
+def test_the_kernel_invariants_hold_after_the_load(guest):
     assert guest.control is not None, guest.log[-3000:]
     assert ask(guest, b"check") == "OK check"
     assert "posix_fault" not in guest.log and "panic" not in guest.log
+
+
+def test_a_faulting_redis_stops_alone_and_the_driver_still_answers(guest):
+    """Runs last: it ends the Redis process.  Redis's failed assertion ends in an instruction
+    user mode may not run; the root task's fault server stops that process and nothing else."""
+    with socket.create_connection(("127.0.0.1", guest.port), timeout=CLIENT_TIMEOUT) as s:
+        s.sendall(command("DEBUG", "ASSERT"))
+        fault = guest.read_until(lambda r: "posix_fault" in r, CLIENT_TIMEOUT, "posix_fault record")
+    end = guest.read_until(lambda r: "redis_instance_end" in r, CLIENT_TIMEOUT, "instance end record")
+    assert fault["posix_fault"]["type"] == "user_exception", fault
+    assert fault["posix_fault"]["core"] == 0, fault
+    assert end["redis_instance_end"]["port"] == 6379
+    assert end["redis_instance_end"]["status"] == fault["posix_fault"]["status"] > 128
+    assert end["redis_instance_end"]["invariants_hold"] is True
+    assert ask(guest, b"check") == "OK check"
+    assert "panic" not in guest.log
