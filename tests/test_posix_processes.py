@@ -167,6 +167,27 @@ def test_a_client_that_never_reads_does_not_stop_the_others(guest):
     assert redis_cli(guest.port, "DBSIZE") == "21"
 
 
+def test_redis_timers_run_on_the_ticks_the_stack_forwards(guest):
+    """Redis's own timers wait in epoll_wait's deadline, which only a wake-up of the process can
+    end: the stack forwards the driver's timer ticks.  A blocking pop times out, and serverCron's
+    active expiry removes a key nobody touches."""
+    with socket.create_connection(("127.0.0.1", guest.port), timeout=CLIENT_TIMEOUT) as s, \
+            s.makefile("rb") as f:
+        s.sendall(command("SELECT", "9"))
+        assert f.readline() == b"+OK\r\n"
+        s.sendall(command("BLPOP", "never-pushed", "0.2"))
+        assert f.readline() == b"*-1\r\n"
+        s.sendall(command("SET", "short-lived", "v", "PX", "100"))
+        assert f.readline() == b"+OK\r\n"
+        deadline = time.monotonic() + CLIENT_TIMEOUT
+        while True:
+            s.sendall(command("DBSIZE"))    # counts keys that expired but were not yet removed
+            if f.readline() == b":0\r\n":
+                break
+            assert time.monotonic() < deadline, "the expired key was never removed"
+            time.sleep(0.2)
+
+
 def test_the_kernel_invariants_hold_after_the_load(guest):
     assert guest.control is not None, guest.log[-3000:]
     assert ask(guest, b"check") == "OK check"
