@@ -49,15 +49,12 @@ struct conn {
     word_t flags;               /* stack_flags as published */
 };
 
-static struct {
-    struct net_channel *ch;
+static struct link_server {
     struct socket_link *link;
     struct tcp_pcb *listener;
-    bool serving;               /* CHANNEL_SERVING reported */
     word_t listen_answered;
     word_t accept_head;
     bool news;                  /* this pass changed something the program reads */
-    u32_t program_woken;        /* sys_now() of the last signal to the program */
     struct conn conns[LINK_SLOTS];
 } srv;
 
@@ -200,10 +197,6 @@ static void serve_listen(void)
     srv.link->listen_status = st;
     __atomic_store_n(&srv.link->listen_answered, request, __ATOMIC_RELEASE);
     srv.news = true;
-    if (st == SOCKET_OK && srv.listener && !srv.serving) {
-        srv.serving = true;
-        channel_report(&srv.ch->state, srv.ch->driver, CHANNEL_SERVING);
-    }
 }
 
 /* Accept what the program read since the last pass and open the window by as much. */
@@ -312,40 +305,59 @@ static void serve_slot(word_t k)
     }
 }
 
-static void wake_program(void)
+void socket_link_attach(struct socket_link *link)
 {
-    u32_t now = sys_now();
-    if (srv.news || now - srv.program_woken >= LINK_TICK_MS) {
-        srv.news = false;
-        srv.program_woken = now;
-        sys_signal(srv.ch->program_signal);
-    }
+    srv = (struct link_server){ .link = link };
+}
+
+bool socket_link_pass(void)
+{
+    serve_listen();
+    for (word_t k = 0; k < LINK_SLOTS; k++)
+        if (srv.conns[k].in_use)
+            serve_slot(k);
+    bool news = srv.news;
+    srv.news = false;
+    return news;
+}
+
+bool socket_link_listening(void)
+{
+    return srv.listener != NULL;
 }
 
 void socket_server_main(void *channel)
 {
     static struct netif netif;
     static struct frame_port port;
-    srv.ch = channel;
-    srv.link = srv.ch->socket_link;
-    if (channel_netif_start(&netif, &port, srv.ch) != ERR_OK) {
+    struct net_channel *ch = channel;
+    socket_link_attach(ch->socket_link);
+    if (channel_netif_start(&netif, &port, ch) != ERR_OK) {
         printf("socket server: lwIP could not add the channel's interface\n");
-        channel_report(&srv.ch->state, srv.ch->driver, CHANNEL_FAILED);
+        channel_report(&ch->state, ch->driver, CHANNEL_FAILED);
         return;
     }
+    bool serving = false;
+    u32_t program_woken = sys_now();
     for (;;) {
         word_t w = 0;
-        if (sys_wait(srv.ch->wake, &w) != E_OK) {
+        if (sys_wait(ch->wake, &w) != E_OK) {
             printf("socket server: waiting on its notification failed\n");
             return;
         }
         eth_netif_poll(&netif);
         sys_check_timeouts();
-        serve_listen();
-        for (word_t k = 0; k < LINK_SLOTS; k++)
-            if (srv.conns[k].in_use)
-                serve_slot(k);
-        channel_flush(srv.ch);
-        wake_program();
+        bool news = socket_link_pass();
+        if (!serving && socket_link_listening()) {
+            serving = true;
+            channel_report(&ch->state, ch->driver, CHANNEL_SERVING);
+        }
+        channel_flush(ch);
+        /* The program's timers wait for a wake-up: the driver's ticks, forwarded (invariant 6). */
+        u32_t now = sys_now();
+        if (news || now - program_woken >= LINK_TICK_MS) {
+            program_woken = now;
+            sys_signal(ch->program_signal);
+        }
     }
 }
