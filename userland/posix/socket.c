@@ -252,6 +252,7 @@ long px_shutdown(int fd, int how)
         return -EINVAL;
     if (!s->connection || s->dropped)
         return -ENOTCONN;
+    s->wr_shut |= how != SHUT_RD;
     px_transport()->shutdown(s, how != SHUT_WR, how != SHUT_RD);
     return 0;
 }
@@ -288,7 +289,7 @@ long socket_read(void *sock, void *buf, size_t len, bool nonblock)
 static bool writable(void *ctx)
 {
     struct sock *s = ctx;
-    return s->dropped || px_transport()->writable(s);
+    return s->dropped || s->wr_shut || px_transport()->writable(s);
 }
 
 long socket_write(void *sock, const void *buf, size_t len, bool nonblock)
@@ -296,6 +297,8 @@ long socket_write(void *sock, const void *buf, size_t len, bool nonblock)
     struct sock *s = sock;
     if (s->listening || !s->connection)
         return -ENOTCONN;
+    if (s->wr_shut)
+        return -EPIPE;
     if (!len)
         return 0;
     if (!writable(s)) {

@@ -29,6 +29,7 @@ struct sock {
     bool nodelay;
     bool dropped;               /* the connection is gone (reset, aborted): I/O fails */
     bool rx_end;                /* the peer sent FIN: no bytes come after those waiting */
+    bool wr_shut;               /* shutdown(SHUT_WR): writes fail with EPIPE */
     int error;                  /* a pending error (errno), reported once by SO_ERROR or by I/O */
     uint64_t woken;             /* px_wakeup() of the last data, FIN, reset or connection */
     uint32_t local_addr, peer_addr;     /* network byte order */
