@@ -40,6 +40,8 @@ struct posix_process_opts {
     word_t heap_size;               /* bytes, mapped read-write and zero at POSIX_HEAP_VADDR */
     struct net_channel *channel;    /* mapped at the same address in the process, or NULL */
     cptr_t channel_frame;           /* the channel's large frame (when channel is set) */
+    struct socket_link *link;       /* or a socket link to a stack process, mapped the same way */
+    cptr_t link_frame;              /* the link's large frame (when link is set) */
     cptr_t ended_signal;            /* signalled when the process ends (0: none) */
 };
 

@@ -7,7 +7,7 @@
  * root task loads the ELF into a new address space, builds the Linux start
  * stack (argc, argv, envp, auxv) and maps this page read-only at
  * POSIX_START_VADDR.  Everything the personality uses is made beforehand by
- * the root task, as for the network instances (net_channel.h): a process
+ * the root task, as for the network instances (net_channel.h, socket_link.h): a process
  * allocates no kernel object and no slot.  Its CSpace is the root CNode, so
  * the slot numbers below are valid in it.
  *
@@ -26,6 +26,7 @@
 #define POSIX_MAX_THREADS   8
 
 struct net_channel;
+struct socket_link;
 
 /*
  * One thread of the pool.  The TCB is configured (this space, the root
@@ -52,18 +53,23 @@ struct posix_start {
                                      * host's clock); 0: unknown.  64 bits on both ports: a word of
                                      * 32 bits holds milliseconds since 1970 only for 49 days */
     struct posix_thread_slot threads[POSIX_MAX_THREADS];
+    struct socket_link *link;       /* the socket link to a stack process (same address here), or
+                                     * NULL; at most one of channel and link is set */
 };
 
 /*
  * The root task (the kernel's user toolchain) and the process (musl's)
  * compile this struct separately, so its layout is pinned: eight words,
- * then realtime_ms on an 8-byte boundary on both ports, then the pool.
+ * then realtime_ms on an 8-byte boundary on both ports, then the pool, then
+ * the link.
  */
 _Static_assert(__builtin_offsetof(struct posix_start, realtime_ms) == 8 * sizeof(word_t),
                "realtime_ms follows eight words, 8-byte aligned on both ports");
 _Static_assert(__builtin_offsetof(struct posix_start, threads) == 8 * sizeof(word_t) + 8,
                "the pool follows realtime_ms");
 _Static_assert(sizeof(struct posix_thread_slot) == 3 * sizeof(word_t), "a slot is three words");
+_Static_assert(__builtin_offsetof(struct posix_start, link) ==
+               8 * sizeof(word_t) + 8 + POSIX_MAX_THREADS * 3 * sizeof(word_t), "the link follows the pool");
 _Static_assert(sizeof(struct posix_start) <= 4096, "the start page is one page");
 
 #endif

@@ -7,6 +7,7 @@
  */
 #include <libc.h>
 #include <sys.h>
+#include "lwip/init.h"
 #include "channel_netif.h"
 
 /* How often a full tx ring is tried again before the frame is dropped. */
@@ -54,4 +55,15 @@ void channel_flush(struct net_channel *ch)
         tx_pending = false;
         sys_signal(ch->driver);
     }
+}
+
+err_t channel_netif_start(struct netif *netif, struct frame_port *port, struct net_channel *ch)
+{
+    lwip_init();
+    ip4_addr_t addr, netmask, gateway;
+    IP4_ADDR(&addr, 10, 0, 2, 15);
+    IP4_ADDR(&netmask, 255, 255, 255, 0);
+    IP4_ADDR(&gateway, 10, 0, 2, 2);
+    channel_frame_port(port, ch);
+    return eth_netif_add(netif, port, &addr, &netmask, &gateway);
 }

@@ -13,6 +13,13 @@
 /* Fill *port with sends into ch's tx ring and receives from its rx ring. */
 void channel_frame_port(struct frame_port *port, struct net_channel *ch);
 
+/*
+ * Start lwIP with one interface, on ch: the guest's address on QEMU's user
+ * network (10.0.2.15/24 behind the gateway 10.0.2.2), which every instance
+ * has, since the driver tells them apart by port.  *port must outlive it.
+ */
+err_t channel_netif_start(struct netif *netif, struct frame_port *port, struct net_channel *ch);
+
 /* Wake the driver if frames went into the tx ring since it was last woken. */
 void channel_flush(struct net_channel *ch);
 

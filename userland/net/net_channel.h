@@ -20,6 +20,7 @@
 #include "frame_ring.h"
 
 struct server_link;
+struct socket_link;
 
 /* Bits of the driver's notification word (NIC_IRQ_BADGE, nic.h, is the NIC's interrupt). */
 #define CHANNEL_TIMER_BADGE 2   /* the user-level timer ticked */
@@ -55,6 +56,9 @@ struct net_channel {
     word_t heap_size;
     struct server_link *link;   /* layout=processes: the Redis server process this instance's
                                  * connections go to; NULL: it serves them itself */
+    struct socket_link *socket_link;    /* layout=processes with impl=posix: the POSIX program whose
+                                         * sockets this instance serves (socket_link.h), or NULL */
+    cptr_t program_signal;      /* with socket_link: a cap to the program's notification */
     uint64_t nic_rx_overruns;   /* the NIC's count (nic.h), copied by the driver before each wake */
     struct frame_ring rx;   /* driver -> instance */
     struct frame_ring tx;   /* instance -> driver */

@@ -2,7 +2,8 @@
  * The app `redis` (docs/network.md): the Redis-protocol server on lwIP over
  * the NIC, in the layout `layout=` names: `single` (the default),
  * `percore` or `processes`; or, with `impl=posix`, the POSIX program
- * embedded in the image as every instance of layout=percore.
+ * embedded in the image as every instance of layout=percore, or beside a
+ * stack process in layout=processes.
  */
 #include <apps.h>
 #include <nic.h>
@@ -21,13 +22,15 @@ bool redis_open_nic(struct nic *nic)
 int app_redis(void)
 {
     char layout[16], impl[16];
+    bool has_layout = arg_str("layout", layout, sizeof(layout));
     if (arg_str("impl", impl, sizeof(impl)) && strcmp(impl, "builtin")) {
         if (!strcmp(impl, "posix"))
-            return redis_serve_posix();
+            return has_layout && !strcmp(layout, "processes") ? redis_serve_posix_processes()
+                                                             : redis_serve_posix();
         printf("redis: unknown impl '%s'; known: builtin posix\n", impl);
         return 2;
     }
-    if (!arg_str("layout", layout, sizeof(layout)) || !strcmp(layout, "single"))
+    if (!has_layout || !strcmp(layout, "single"))
         return redis_serve_single();
     if (!strcmp(layout, "percore"))
         return redis_serve_percore();

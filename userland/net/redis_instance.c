@@ -12,7 +12,6 @@
 #include <redis.h>
 #include <root.h>
 #include <sys.h>
-#include "lwip/init.h"
 #include "lwip/timeouts.h"
 #include "channel_netif.h"
 #include "link_protocol.h"
@@ -21,12 +20,6 @@
 #include "redis_protocol.h"
 #include "stack_figures.h"
 #include "tcp_server.h"
-
-/* The guest's address on QEMU's user network (slirp): 10.0.2.15/24 behind the gateway 10.0.2.2.
- * Every instance has it: the driver tells them apart by port. */
-#define GUEST_ADDR(a)    IP4_ADDR((a), 10, 0, 2, 15)
-#define GUEST_NETMASK(a) IP4_ADDR((a), 255, 255, 255, 0)
-#define GUEST_GATEWAY(a) IP4_ADDR((a), 10, 0, 2, 2)
 
 /* Start lwIP and the server; false (having said why) when it cannot. */
 static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server *server,
@@ -46,14 +39,8 @@ static bool start(struct net_channel *ch, struct netif *netif, struct tcp_server
         }
         redis_protocol_init(protocol, db);
     }
-    lwip_init();
-    ip4_addr_t addr, netmask, gateway;
-    GUEST_ADDR(&addr);
-    GUEST_NETMASK(&netmask);
-    GUEST_GATEWAY(&gateway);
     static struct frame_port port;
-    channel_frame_port(&port, ch);
-    err_t err = eth_netif_add(netif, &port, &addr, &netmask, &gateway);
+    err_t err = channel_netif_start(netif, &port, ch);
     if (err == ERR_OK)
         err = tcp_server_start(server, (u16_t)ch->port, protocol);
     if (err != ERR_OK) {

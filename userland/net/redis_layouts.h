@@ -31,6 +31,12 @@ int redis_serve_processes(void);
  */
 int redis_serve_posix(void);
 
+/*
+ * layout=processes with the POSIX program (impl=posix): the driver, a stack process and the
+ * program on core 0, the program's sockets served by the stack over a socket link.
+ */
+int redis_serve_posix_processes(void);
+
 /* Open the board's NIC for either layout; false (and the reason printed) when there is none. */
 struct nic;
 bool redis_open_nic(struct nic *nic);

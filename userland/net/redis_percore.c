@@ -25,7 +25,9 @@
  * impl=posix is layout=percore with the POSIX program embedded in the
  * root task's image (the real Redis on the personality,
  * docs/posix-loader.md) as every instance: each a POSIX process with the
- * same channel, which its personality serves.
+ * same channel, which its personality serves.  With layout=processes, the
+ * one instance on core 0 is a stack process (socket_server.h) whose
+ * sockets the POSIX program uses over a socket link (socket_link.h).
  */
 #include <arch_user.h>
 #include <nic.h>
@@ -39,6 +41,8 @@
 #include "redis_layouts.h"
 #include "redis_server_process.h"
 #include "server_link.h"
+#include "socket_link.h"
+#include "socket_server.h"
 #include "user_timer.h"
 
 /* Where an instance's heap is mapped in its space: past the root task's fresh addresses
@@ -96,14 +100,14 @@ static word_t shared_frame_create(cptr_t *frame)
 }
 
 /*
- * Make a space with private globals for a process on `core`, map the
- * shared frame at its address v, the boot info page and a heap of up to
+ * Make a space with private globals for a process at `prio` on `core`, map
+ * the shared frame at its address v, the boot info page and a heap of up to
  * heap_bytes; *heap_size gets the heap's bytes mapped.
  */
-static word_t process_create(struct thread *t, word_t core, cptr_t frame, word_t v, word_t heap_bytes,
-                             word_t *heap_size)
+static word_t process_create(struct thread *t, word_t prio, word_t core, cptr_t frame, word_t v,
+                             word_t heap_bytes, word_t *heap_size)
 {
-    struct thread_opts o = { .prio = DEFAULT_PRIO, .core = core, .private_data = true };
+    struct thread_opts o = { .prio = prio, .core = core, .private_data = true };
     word_t st = thread_create_space(t, &o);
     if (st == E_OK)
         st = space_map_copy(frame, t->vspace, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
@@ -133,7 +137,7 @@ static word_t server_create(cptr_t driver_signal, word_t core, word_t heap_bytes
     word_t st = obj_alloc(OBJ_ENDPOINT, 0, &link->endpoint);
     struct thread t;
     if (st == E_OK)
-        st = process_create(&t, core, *frame, v, heap_bytes, &link->heap_size);
+        st = process_create(&t, DEFAULT_PRIO, core, *frame, v, heap_bytes, &link->heap_size);
     if (st != E_OK)
         return st;
     link->heap_vaddr = INSTANCE_HEAP_VADDR;
@@ -182,7 +186,7 @@ static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_
     word_t st = channel_create(nic, driver_signal, k, core, &frame, &ch);
     struct thread t;
     if (st == E_OK)
-        st = process_create(&t, core, frame, (word_t)ch, heap_bytes, &ch->heap_size);
+        st = process_create(&t, DEFAULT_PRIO, core, frame, (word_t)ch, heap_bytes, &ch->heap_size);
     if (st == E_OK && link)
         st = space_map_copy(link_frame, t.vspace, (word_t)link, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
     if (st != E_OK)
@@ -254,6 +258,53 @@ static word_t posix_instance_create(const struct nic *nic, cptr_t driver_signal,
     return st;
 }
 
+/*
+ * layout=processes with impl=posix: on core 0, the stack process (the
+ * driver's instance 0, on its channel) and the POSIX program, which share a
+ * socket link (socket_link.h) and signal each other's notifications.  The
+ * stack runs above the program, as the driver runs above both, so that what
+ * the program asks of it is done as soon as it asks.  The stack keeps no
+ * database, so it has no heap: lwIP's memory is its globals.  *out gets the
+ * stack's channel; E_OK or the status of the step that failed.
+ */
+static word_t posix_processes_create(const struct nic *nic, cptr_t driver_signal, word_t heap_bytes,
+                                     struct net_channel **out)
+{
+    _Static_assert(sizeof(struct socket_link) <= ARCH_LARGE_PAGE_SIZE, "a link fits a large frame");
+    cptr_t frame, link_frame;
+    struct net_channel *ch = NULL;
+    word_t st = channel_create(nic, driver_signal, 0, 0, &frame, &ch);
+    if (st != E_OK)
+        return st;
+    struct socket_link *link = (struct socket_link *)shared_frame_create(&link_frame);
+    if (!link)
+        return E_NOT_ENOUGH_MEMORY;
+    st = obj_alloc(OBJ_NOTIFICATION, 0, &link->program_wake);
+    if (st == E_OK && (!(link->stack_signal = mint_signal(ch->wake, LINK_PROGRAM_BADGE)) ||
+                       !(ch->program_signal = mint_signal(link->program_wake, CHANNEL_WAKE_BADGE))))
+        st = E_NOT_ENOUGH_MEMORY;
+    ch->socket_link = link;
+    struct thread t;
+    if (st == E_OK)
+        st = process_create(&t, DEFAULT_PRIO + 1, 0, frame, (word_t)ch, 0, &ch->heap_size);
+    if (st == E_OK)
+        st = space_map_copy(link_frame, t.vspace, (word_t)link, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
+    if (st == E_OK)
+        st = thread_start(&t, socket_server_main, ch);
+    if (st != E_OK)
+        return st;
+    struct redis_argv a;
+    redis_argv_make(&a, ch->port, heap_bytes);
+    struct posix_process_opts o = {
+        .core = 0, .prio = DEFAULT_PRIO, .argv = a.argv, .heap_size = heap_bytes, .link = link,
+        .link_frame = link_frame, .ended_signal = driver_signal,
+    };
+    st = posix_process_create(&o, &posix_instances[0]);
+    if (st == E_OK)
+        *out = ch;
+    return st;
+}
+
 /* The first POSIX instance that has ended and was not reported yet, or NET_MAX_INSTANCES. */
 static word_t posix_instance_ended(word_t ninstances, const bool *reported)
 {
@@ -285,6 +336,7 @@ static void report_instance_end(const struct net_driver *d, word_t k)
  */
 static void announce(const struct net_driver *d, bool processes, bool posix)
 {
+    static const char *const layout[] = { "percore", "processes" };
     printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s%s, NIC driver on core 0 (%lu core%s online)\n",
            (unsigned long)d->channels[0]->port, (unsigned long)d->channels[d->ninstances - 1]->port,
            (unsigned long)d->ninstances, d->ninstances == 1 ? "" : "s",
@@ -297,8 +349,8 @@ static void announce(const struct net_driver *d, bool processes, bool posix)
     for (word_t k = 0; k < d->ninstances; k++)
         printf("%s{\"port\": %lu, \"core\": %lu}", k ? ", " : "", (unsigned long)d->channels[k]->port,
                (unsigned long)d->channels[k]->core);
-    printf("], \"driver_core\": 0, \"control\": %d, \"impl\": \"%s\"}}\n", CONTROL_PORT,
-           posix ? "posix" : "builtin");
+    printf("], \"driver_core\": 0, \"control\": %d, \"impl\": \"%s\", \"layout\": \"%s\"}}\n",
+           CONTROL_PORT, posix ? "posix" : "builtin", layout[processes]);
 }
 
 /* CHANNEL_SERVING when every instance serves, CHANNEL_FAILED when one gave up, else STARTING. */
@@ -319,6 +371,7 @@ enum instance_kind {
     INSTANCE_BUILTIN,       /* layout=percore: lwIP and the built-in server in each instance */
     INSTANCE_PROCESSES,     /* layout=processes */
     INSTANCE_POSIX,         /* impl=posix: the embedded POSIX program in each instance */
+    INSTANCE_POSIX_PROCESSES,   /* impl=posix layout=processes: a stack process and the program */
 };
 
 /*
@@ -332,11 +385,12 @@ enum instance_kind {
  */
 static int serve(enum instance_kind kind)
 {
-    bool processes = kind == INSTANCE_PROCESSES;
+    bool processes = kind == INSTANCE_PROCESSES || kind == INSTANCE_POSIX_PROCESSES;
+    bool posix = kind == INSTANCE_POSIX || kind == INSTANCE_POSIX_PROCESSES;
     static struct nic nic;
     static struct net_driver driver = { .nic = &nic };
 
-    if (kind == INSTANCE_POSIX && !posix_program_present()) {
+    if (posix && !posix_program_present()) {
         printf("redis: impl=posix, but this image embeds no program: build it with "
                "POSIX_PROGRAM=path/to/redis-server (docs/posix-loader.md)\n");
         return 2;
@@ -356,7 +410,7 @@ static int serve(enum instance_kind kind)
     word_t heap_bytes = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20;
     struct server_link *link = NULL;
     cptr_t link_frame = 0;
-    if (processes) {
+    if (kind == INSTANCE_PROCESSES) {
         word_t st = server_create(driver_signal, 0, heap_bytes, &link_frame, &link);
         if (st != E_OK) {
             printf("redis: the server process could not be made (%s)\n", status_name(st));
@@ -366,7 +420,9 @@ static int serve(enum instance_kind kind)
     }
     for (word_t k = 0; k < ninstances; k++) {
         word_t core = bootinfo->ncores > 1 && !processes ? k + 1 : 0;
-        word_t st = kind == INSTANCE_POSIX
+        word_t st = kind == INSTANCE_POSIX_PROCESSES
+                    ? posix_processes_create(&nic, driver_signal, heap_bytes, &driver.channels[k])
+                    : kind == INSTANCE_POSIX
                     ? posix_instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k])
                     : instance_create(&nic, driver_signal, k, core, heap_bytes, link_frame, link,
                                       &driver.channels[k]);
@@ -398,8 +454,7 @@ static int serve(enum instance_kind kind)
         }
         net_driver_receive(&driver);
         net_driver_transmit(&driver);
-        word_t ended = kind == INSTANCE_POSIX ? posix_instance_ended(driver.ninstances, reported)
-                                              : NET_MAX_INSTANCES;
+        word_t ended = posix ? posix_instance_ended(driver.ninstances, reported) : NET_MAX_INSTANCES;
         if (ended != NET_MAX_INSTANCES && serving && !halt_on_end) {
             reported[ended] = true;
             report_instance_end(&driver, ended);
@@ -415,7 +470,7 @@ static int serve(enum instance_kind kind)
             if (state == CHANNEL_FAILED || server == CHANNEL_FAILED)
                 return 2;
             if (state == CHANNEL_SERVING && server == CHANNEL_SERVING) {
-                announce(&driver, processes, kind == INSTANCE_POSIX);
+                announce(&driver, processes, posix);
                 serving = true;
             }
         }
@@ -435,4 +490,9 @@ int redis_serve_processes(void)
 int redis_serve_posix(void)
 {
     return serve(INSTANCE_POSIX);
+}
+
+int redis_serve_posix_processes(void)
+{
+    return serve(INSTANCE_POSIX_PROCESSES);
 }

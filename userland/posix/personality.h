@@ -6,7 +6,7 @@
  * would: a result >= 0, or -errno.
  *
  * Threads: the program's threads all run on one core (the process's, chosen
- * by the root task).  lwIP, the sockets, the pipes and epoll belong to the
+ * by the root task).  The network, the sockets, the pipes and epoll belong to the
  * main thread, which runs the program's event loop; the other threads (Redis's
  * background jobs) use memory, clocks, futexes and the console.  The parts
  * that any thread can reach (memory, futexes, the thread pool) take
@@ -78,11 +78,10 @@ long px_clock_now(int clock, uint64_t *ns);         /* -EINVAL for a clock that 
 long px_clock_resolution(int clock, uint64_t *ns);
 long px_sleep(int clock, bool absolute, uint64_t ns);   /* until the clock reads ns, or for ns */
 
-/* ---- The network (net.c): this process's lwIP on its channel to the NIC driver */
+/* ---- The network (net.c): the socket transport the start page names (socket_transport.h) */
 bool px_net_present(void);
-void px_net_poll(void);                  /* hand lwIP what arrived, run its timers, send */
-void px_net_wait(uint64_t deadline_ns);  /* block until the driver wakes us or the deadline */
-void px_net_serving(void);               /* tell the root task a server listens */
+void px_net_poll(void);                  /* bring the sockets up to date, send what waits */
+void px_net_wait(void);                  /* block until the transport's notification is signalled */
 
 /* ---- File descriptors (fd.c) */
 enum fd_kind { FD_FREE, FD_CONSOLE, FD_URANDOM, FD_SOCKET, FD_PIPE_READ, FD_PIPE_WRITE, FD_EPOLL };

@@ -1,15 +1,14 @@
 /*
- * TCP sockets on lwIP's raw API (the process's own stack, net.c).
+ * TCP sockets at the fd level: the calls' checks and errors, blocking and
+ * non-blocking I/O, readiness for epoll.  A transport (socket_transport.h)
+ * carries the bytes: the process's own lwIP, or the stack process's over
+ * the socket link.
  *
- * A listening socket queues the connections lwIP accepted until accept4()
- * takes them; each connection socket exists from the moment lwIP accepted
- * it, so data and a reset that come before accept4() are kept.  Received
- * data waits as lwIP's pbuf chain and the receive window opens as the
- * program reads it (tcp_recved), so a slow reader slows its peer down as
- * on Linux.  A write copies what fits lwIP's send buffer and sends it; when
- * nothing fits, it fails with EAGAIN on a non-blocking socket (Redis then
- * waits for EPOLLOUT) or waits.  When lwIP drops a connection (a reset, or
- * too many retransmissions) the socket keeps the error for the next call.
+ * When nothing can be read, a read fails with EAGAIN on a non-blocking
+ * socket (Redis then waits for EPOLLIN) or waits; when nothing fits the
+ * transport's send buffer, a write does the same (EPOLLOUT).  When the
+ * connection is dropped (a reset, or too many retransmissions) the socket
+ * keeps the error for the next call, after the bytes received before it.
  *
  * Only IPv4 TCP exists: other families get EAFNOSUPPORT, other types
  * EPROTONOSUPPORT.  Outgoing connections are not supported (EOPNOTSUPP):
@@ -23,28 +22,18 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
-#include "lwip/tcp.h"
+#include "lwipopts.h"
 #include "personality.h"
+#include "socket_transport.h"
 
-#define ACCEPT_QUEUE 64
-
-struct sock {
-    struct tcp_pcb *pcb;        /* NULL before bind, and once lwIP dropped the connection */
-    bool listening;
-    bool reuse_addr;
-    bool nodelay;
-    int error;                  /* a pending error (errno), reported once by SO_ERROR or by I/O */
-    uint64_t woken;             /* px_wakeup() of the last data, FIN, reset or connection */
-    bool dropped;               /* lwIP dropped the connection: reads and writes fail */
-    /* a connection */
-    struct pbuf *rx;            /* received and not yet read */
-    bool rx_end;                /* the peer sent FIN */
-    ip4_addr_t peer_addr;
-    u16_t peer_port;
-    /* a listener */
-    struct sock *queue[ACCEPT_QUEUE];
-    unsigned queue_head, queue_len;
-};
+const struct socket_transport *px_transport(void)
+{
+    if (posix_start_page->channel)
+        return &lwip_transport;
+    if (posix_start_page->link)
+        return &remote_transport;
+    return NULL;
+}
 
 static struct sock *sock_of(int fd, long *err)
 {
@@ -60,6 +49,11 @@ static struct sock *sock_of(int fd, long *err)
     return f->object;
 }
 
+static int fd_flags(int type_flags)
+{
+    return (type_flags & SOCK_NONBLOCK ? O_NONBLOCK : 0) | (type_flags & SOCK_CLOEXEC ? O_CLOEXEC : 0);
+}
+
 long px_socket(int domain, int type, int protocol)
 {
     if (domain != AF_INET)
@@ -68,36 +62,29 @@ long px_socket(int domain, int type, int protocol)
         return -EPROTONOSUPPORT;
     if (!px_net_present())
         return -ENETDOWN;
-    px_net_poll();           /* starts lwIP on the first socket */
+    px_net_poll();           /* starts the process's lwIP on the first socket */
     struct sock *s = calloc(1, sizeof *s);
     if (!s)
         return -ENOMEM;
-    int flags = (type & SOCK_NONBLOCK ? O_NONBLOCK : 0) | (type & SOCK_CLOEXEC ? O_CLOEXEC : 0);
-    int fd = fd_install(FD_SOCKET, flags, s);
+    int fd = fd_install(FD_SOCKET, fd_flags(type), s);
     if (fd < 0)
         free(s);
     return fd;
 }
 
-static long sockaddr_in_get(const void *addr, socklen_t len, ip4_addr_t *ip, u16_t *port)
-{
-    const struct sockaddr_in *in = addr;
-    if (len < (socklen_t)sizeof *in)
-        return -EINVAL;
-    if (in->sin_family != AF_INET)
-        return -EAFNOSUPPORT;
-    ip4_addr_set_u32(ip, in->sin_addr.s_addr);
-    *port = ntohs(in->sin_port);
-    return 0;
-}
-
-static void sockaddr_in_put(void *addr, socklen_t *len, const ip4_addr_t *ip, u16_t port)
+static void sockaddr_in_put(void *addr, socklen_t *len, uint32_t ip, uint16_t port)
 {
     struct sockaddr_in in = { .sin_family = AF_INET, .sin_port = htons(port) };
-    in.sin_addr.s_addr = ip4_addr_get_u32(ip);
+    in.sin_addr.s_addr = ip;
     socklen_t n = *len < (socklen_t)sizeof in ? *len : (socklen_t)sizeof in;
     memcpy(addr, &in, n);
     *len = sizeof in;
+}
+
+/* Bound: a listener, or a socket that bind() gave an address (its transport holds the port). */
+static bool bound(const struct sock *s)
+{
+    return s->listening || s->local_port != 0;
 }
 
 long px_bind(int fd, const void *addr, socklen_t len)
@@ -106,76 +93,19 @@ long px_bind(int fd, const void *addr, socklen_t len)
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
-    if (s->pcb || s->listening)
+    if (bound(s) || s->connection)
         return -EINVAL;
-    ip4_addr_t ip;
-    u16_t port;
-    if ((err = sockaddr_in_get(addr, len, &ip, &port)))
-        return err;
-    struct tcp_pcb *pcb = tcp_new();
-    if (!pcb)
-        return -ENOBUFS;
-    if (s->reuse_addr)
-        ip_set_option(pcb, SOF_REUSEADDR);
-    err_t e = tcp_bind(pcb, &ip, port);
-    if (e != ERR_OK) {
-        tcp_close(pcb);
-        return e == ERR_USE ? -EADDRINUSE : -EADDRNOTAVAIL;
-    }
-    s->pcb = pcb;
-    return 0;
-}
-
-static err_t on_receive(void *arg, struct tcp_pcb *pcb, struct pbuf *p, err_t err)
-{
-    (void)pcb;
-    (void)err;
-    struct sock *s = arg;
-    s->woken = px_wakeup();
-    if (!p)
-        s->rx_end = true;
-    else if (!s->rx)
-        s->rx = p;
-    else
-        pbuf_cat(s->rx, p);
-    return ERR_OK;
-}
-
-static void on_error(void *arg, err_t err)
-{
-    struct sock *s = arg;
-    s->pcb = NULL;              /* lwIP has freed it */
-    s->dropped = true;
-    s->woken = px_wakeup();
-    s->error = err == ERR_RST ? ECONNRESET : err == ERR_ABRT ? ECONNABORTED : ETIMEDOUT;
-}
-
-static void connection_callbacks(struct sock *s)
-{
-    tcp_arg(s->pcb, s);
-    tcp_recv(s->pcb, on_receive);
-    tcp_err(s->pcb, on_error);
-    if (s->nodelay)
-        tcp_nagle_disable(s->pcb);
-}
-
-static err_t on_accept(void *arg, struct tcp_pcb *pcb, err_t err)
-{
-    struct sock *l = arg;
-    if (err != ERR_OK || !pcb)
-        return ERR_VAL;
-    if (l->queue_len == ACCEPT_QUEUE)
-        return ERR_MEM;         /* lwIP resets the connection, as a full backlog would */
-    struct sock *s = calloc(1, sizeof *s);
-    if (!s)
-        return ERR_MEM;
-    s->pcb = pcb;
-    s->peer_addr = pcb->remote_ip;
-    s->peer_port = pcb->remote_port;
-    connection_callbacks(s);
-    l->queue[(l->queue_head + l->queue_len++) % ACCEPT_QUEUE] = s;
-    l->woken = px_wakeup();
-    return ERR_OK;
+    const struct sockaddr_in *in = addr;
+    if (len < (socklen_t)sizeof *in)
+        return -EINVAL;
+    if (in->sin_family != AF_INET)
+        return -EAFNOSUPPORT;
+    s->local_addr = in->sin_addr.s_addr;
+    s->local_port = ntohs(in->sin_port);
+    err = px_transport()->bind(s);
+    if (err)
+        s->local_addr = s->local_port = 0;
+    return err;
 }
 
 long px_listen(int fd, int backlog)
@@ -186,26 +116,22 @@ long px_listen(int fd, int backlog)
         return err;
     if (s->listening)
         return 0;
-    if (!s->pcb) {
+    if (s->connection)
+        return -EINVAL;
+    if (!bound(s)) {
         struct sockaddr_in any = { .sin_family = AF_INET };
         if ((err = px_bind(fd, &any, sizeof any)))
             return err;
     }
-    u8_t depth = backlog <= 0 ? 1 : backlog > 255 ? 255 : (u8_t)backlog;
-    struct tcp_pcb *l = tcp_listen_with_backlog(s->pcb, depth);
-    if (!l)
-        return -ENOBUFS;
-    s->pcb = l;
+    if ((err = px_transport()->listen(s, backlog)))
+        return err;
     s->listening = true;
-    tcp_arg(l, s);
-    tcp_accept(l, on_accept);
-    px_net_serving();
     return 0;
 }
 
 static bool has_connection(void *ctx)
 {
-    return ((struct sock *)ctx)->queue_len > 0;
+    return px_transport()->pending(ctx);
 }
 
 long px_accept4(int fd, void *addr, socklen_t *len, int flags)
@@ -218,21 +144,23 @@ long px_accept4(int fd, void *addr, socklen_t *len, int flags)
         return -EINVAL;
     if (flags & ~(SOCK_NONBLOCK | SOCK_CLOEXEC))
         return -EINVAL;
-    struct fd *f = fd_get(fd);
     if (!has_connection(l)) {
-        if (f->flags & O_NONBLOCK)
+        if (fd_get(fd)->flags & O_NONBLOCK)
             return -EAGAIN;
         px_block_until(has_connection, l, UINT64_MAX);
     }
-    struct sock *s = l->queue[l->queue_head];
-    int nfd = fd_install(FD_SOCKET, (flags & SOCK_NONBLOCK ? O_NONBLOCK : 0) |
-                                    (flags & SOCK_CLOEXEC ? O_CLOEXEC : 0), s);
+    /* An fd first, so that a full table leaves the connection queued. */
+    int nfd = fd_install(FD_SOCKET, fd_flags(flags), NULL);
     if (nfd < 0)
-        return nfd;             /* it stays queued */
-    l->queue_head = (l->queue_head + 1) % ACCEPT_QUEUE;
-    l->queue_len--;
+        return nfd;
+    struct fd *f = fd_get(nfd);
+    if (!(f->object = px_transport()->accept(l))) {
+        f->kind = FD_FREE;
+        return -ENOMEM;
+    }
+    struct sock *s = f->object;
     if (addr && len)
-        sockaddr_in_put(addr, len, &s->peer_addr, s->peer_port);
+        sockaddr_in_put(addr, len, s->peer_addr, s->peer_port);
     return nfd;
 }
 
@@ -255,18 +183,12 @@ long px_setsockopt(int fd, int level, int name, const void *val, socklen_t len)
     int on = *(const int *)val;
     if (level == SOL_SOCKET && name == SO_REUSEADDR) {
         s->reuse_addr = on;
-        if (s->pcb && on)
-            ip_set_option(s->pcb, SOF_REUSEADDR);
-        else if (s->pcb)
-            ip_reset_option(s->pcb, SOF_REUSEADDR);
+        px_transport()->options(s);
         return 0;
     }
     if (level == IPPROTO_TCP && name == TCP_NODELAY) {
         s->nodelay = on;
-        if (s->pcb && !s->listening && on)
-            tcp_nagle_disable(s->pcb);
-        else if (s->pcb && !s->listening)
-            tcp_nagle_enable(s->pcb);
+        px_transport()->options(s);
         return 0;
     }
     /* Accepted and without effect: lwIP has no keepalive here, and its buffers are fixed. */
@@ -311,14 +233,12 @@ long px_getsockname(int fd, void *addr, socklen_t *len, bool peer)
     struct sock *s = sock_of(fd, &err);
     if (!s)
         return err;
-    if (peer) {
-        if (s->listening || (!s->pcb && !s->dropped))
-            return -ENOTCONN;
-        sockaddr_in_put(addr, len, &s->peer_addr, s->peer_port);
-    } else {
-        ip4_addr_t any = { 0 };
-        sockaddr_in_put(addr, len, s->pcb ? &s->pcb->local_ip : &any, s->pcb ? s->pcb->local_port : 0);
-    }
+    if (peer && !s->connection)
+        return -ENOTCONN;
+    if (peer)
+        sockaddr_in_put(addr, len, s->peer_addr, s->peer_port);
+    else
+        sockaddr_in_put(addr, len, s->local_addr, s->local_port);
     return 0;
 }
 
@@ -330,16 +250,17 @@ long px_shutdown(int fd, int how)
         return err;
     if (how < SHUT_RD || how > SHUT_RDWR)
         return -EINVAL;
-    if (s->listening || !s->pcb)
+    if (!s->connection || s->dropped)
         return -ENOTCONN;
-    tcp_shutdown(s->pcb, how != SHUT_WR, how != SHUT_RD);
+    s->wr_shut |= how != SHUT_RD;
+    px_transport()->shutdown(s, how != SHUT_WR, how != SHUT_RD);
     return 0;
 }
 
 static bool readable(void *ctx)
 {
     struct sock *s = ctx;
-    return s->rx || s->rx_end || s->dropped;
+    return px_transport()->has_rx(s) || s->rx_end || s->dropped;
 }
 
 long socket_read(void *sock, void *buf, size_t len, bool nonblock)
@@ -347,25 +268,20 @@ long socket_read(void *sock, void *buf, size_t len, bool nonblock)
     struct sock *s = sock;
     if (s->listening)
         return -EINVAL;
+    if (!s->connection)
+        return -ENOTCONN;
     if (!readable(s)) {
         if (nonblock)
             return -EAGAIN;
         px_block_until(readable, s, UINT64_MAX);
     }
-    if (s->rx) {
-        u16_t n = (u16_t)(len < 0xffff ? len : 0xffff);
-        if (n > s->rx->tot_len)
-            n = s->rx->tot_len;
-        pbuf_copy_partial(s->rx, buf, n, 0);
-        s->rx = pbuf_free_header(s->rx, n);
-        if (s->pcb)
-            tcp_recved(s->pcb, n);
-        return n;
-    }
-    if (s->dropped) {
+    size_t n = px_transport()->read(s, buf, len);
+    if (n || !len)
+        return (long)n;
+    if (s->dropped && !s->rx_end) {
         int e = s->error ? s->error : ECONNRESET;
         s->error = 0;
-        return s->rx_end ? 0 : -e;
+        return -e;
     }
     return 0;                   /* FIN: end of file */
 }
@@ -373,14 +289,16 @@ long socket_read(void *sock, void *buf, size_t len, bool nonblock)
 static bool writable(void *ctx)
 {
     struct sock *s = ctx;
-    return s->dropped || (s->pcb && tcp_sndbuf(s->pcb) > 0 && tcp_sndqueuelen(s->pcb) < TCP_SND_QUEUELEN);
+    return s->dropped || s->wr_shut || px_transport()->writable(s);
 }
 
 long socket_write(void *sock, const void *buf, size_t len, bool nonblock)
 {
     struct sock *s = sock;
-    if (s->listening || (!s->pcb && !s->dropped))
+    if (s->listening || !s->connection)
         return -ENOTCONN;
+    if (s->wr_shut)
+        return -EPIPE;
     if (!len)
         return 0;
     if (!writable(s)) {
@@ -390,68 +308,20 @@ long socket_write(void *sock, const void *buf, size_t len, bool nonblock)
     }
     if (s->dropped)
         return -EPIPE;          /* SIGPIPE is never raised: the program ignores it or would */
-    size_t room = tcp_sndbuf(s->pcb);
-    u16_t n = (u16_t)(len < room ? len : room);
-    err_t e;
-    while ((e = tcp_write(s->pcb, buf, n, TCP_WRITE_FLAG_COPY)) == ERR_MEM && n > 1)
-        n /= 2;
-    if (e == ERR_MEM)
-        return nonblock ? -EAGAIN : -ENOBUFS;
-    if (e != ERR_OK)
-        return -EPIPE;
-    tcp_output(s->pcb);
-    return n;
-}
-
-static void drop_callbacks(struct tcp_pcb *pcb)
-{
-    tcp_arg(pcb, NULL);
-    tcp_recv(pcb, NULL);
-    tcp_err(pcb, NULL);
-}
-
-static void connection_close(struct sock *s)
-{
-    if (s->pcb) {
-        drop_callbacks(s->pcb);
-        if (tcp_close(s->pcb) != ERR_OK)
-            tcp_abort(s->pcb);
-    }
-    if (s->rx)
-        pbuf_free(s->rx);
-    free(s);
+    return px_transport()->write(s, buf, len, nonblock);
 }
 
 void socket_close(void *sock)
 {
-    struct sock *s = sock;
-    if (s->listening) {
-        tcp_arg(s->pcb, NULL);
-        tcp_accept(s->pcb, NULL);
-        tcp_close(s->pcb);
-        while (s->queue_len) {
-            struct sock *c = s->queue[s->queue_head];
-            s->queue_head = (s->queue_head + 1) % ACCEPT_QUEUE;
-            s->queue_len--;
-            if (c->pcb) {
-                drop_callbacks(c->pcb);
-                tcp_abort(c->pcb);
-                c->pcb = NULL;
-            }
-            connection_close(c);
-        }
-        free(s);
-        return;
-    }
-    connection_close(s);
+    px_transport()->close(sock);
 }
 
 unsigned socket_ready(void *sock)
 {
     struct sock *s = sock;
     if (s->listening)
-        return s->queue_len ? EPOLLIN : 0;
-    if (!s->pcb && !s->dropped)
+        return px_transport()->pending(s) ? EPOLLIN : 0;
+    if (!s->connection)
         return EPOLLOUT | EPOLLHUP;     /* never connected, as Linux says */
     unsigned r = 0;
     if (readable(s))

@@ -145,6 +145,8 @@ static word_t check_segment(const struct loader *l, word_t i, const struct posix
         return refuse("segment %lu at 0x%lx overlaps the heap", i, ph.p_vaddr);
     if (o->channel && overlaps(start, end, (word_t)o->channel, (word_t)o->channel + ARCH_LARGE_PAGE_SIZE))
         return refuse("segment %lu at 0x%lx overlaps the network channel", i, ph.p_vaddr);
+    if (o->link && overlaps(start, end, (word_t)o->link, (word_t)o->link + ARCH_LARGE_PAGE_SIZE))
+        return refuse("segment %lu at 0x%lx overlaps the socket link", i, ph.p_vaddr);
     for (word_t j = 0; j < i; j++) {
         struct elf_phdr other = phdr(l, j);
         word_t ostart, oend;
@@ -481,7 +483,7 @@ static word_t storage_bits_for(word_t segment_pages, word_t heap_size)
     word_t large, small;
     heap_frames(heap_size, &large, &small);
     word_t frames = segment_pages + POSIX_STACK_SIZE / PAGE_SIZE + large + small + POSIX_MAX_THREADS +
-                    4; /* the boot info page, the start page, the clock page, the channel */
+                    5; /* the boot info page, the start page, the clock page, the channel, the link */
     word_t bits = 4;
     while (((word_t)1 << bits) < frames)
         bits++;
@@ -538,6 +540,8 @@ static word_t create(struct loader *l, const struct posix_process_opts *o, struc
     }
     if (st == E_OK && o->channel)
         st = map_copy(l, o->channel_frame, (word_t)o->channel, RIGHT_READ | RIGHT_WRITE, VM_EXECUTE_NEVER);
+    if (st == E_OK && o->link)
+        st = map_copy(l, o->link_frame, (word_t)o->link, RIGHT_READ | RIGHT_WRITE, VM_EXECUTE_NEVER);
     for (word_t k = 0; st == E_OK && k < POSIX_MAX_THREADS; k++) {
         st = make_thread(l, o, k);
         p->start.nthreads = k + 1;
@@ -568,6 +572,11 @@ word_t posix_process_create(const struct posix_process_opts *o, struct posix_pro
         printf("posix: the channel at 0x%lx lies in the heap\n", (unsigned long)o->channel);
         return E_INVALID_ARGUMENT;
     }
+    if (o->link && overlaps((word_t)o->link, (word_t)o->link + ARCH_LARGE_PAGE_SIZE,
+                            POSIX_HEAP_VADDR, POSIX_HEAP_VADDR + PAGE_UP(o->heap_size))) {
+        printf("posix: the socket link at 0x%lx lies in the heap\n", (unsigned long)o->link);
+        return E_INVALID_ARGUMENT;
+    }
     if (o->core >= bootinfo->ncores) {
         printf("posix: core %lu is not online (%lu cores)\n", (unsigned long)o->core,
                (unsigned long)bootinfo->ncores);
@@ -591,6 +600,7 @@ word_t posix_process_create(const struct posix_process_opts *o, struct posix_pro
         .magic = POSIX_START_MAGIC, .core = o->core, .cycle_hz = bootinfo->cycle_hz,
         .realtime_ms = realtime_ms_arg(),
         .heap_vaddr = POSIX_HEAP_VADDR, .heap_size = PAGE_UP(o->heap_size), .channel = o->channel,
+        .link = o->link,
     };
     l.storage_bits = storage_bits_for(pages, o->heap_size);
     st = create(&l, o, &area);

@@ -1,6 +1,7 @@
 /*
  * lwIP in the guest without a NIC (docs/network.md): TCP clients and the TCP
- * server glue (userland/net/tcp_server.c) talk over lwIP's loopback
+ * server glue (userland/net/tcp_server.c), or the stack's side of the socket
+ * link (userland/net/socket_server.c), talk over lwIP's loopback
  * interface on the test's own thread.  The server runs an echo protocol that
  * asks for the close at a 'Q'.  Each test checks what arrived byte for byte,
  * and that every connection's memory went back to lwIP's pools.
@@ -15,6 +16,8 @@
 #include "lwip/stats.h"
 #include "lwip/sys.h"
 #include "lwip/timeouts.h"
+#include "socket_link.h"
+#include "socket_server.h"
 #include "tcp_server.h"
 
 #define LWIP_WAIT_MS 60000  /* lwIP's own clock, sys_now() */
@@ -72,11 +75,16 @@ static void stack_init(void)
     }
 }
 
-/* Deliver what the loopback interface queued, and run lwIP's timers. */
+/* The socket link under test, which every pump serves while it is set. */
+static struct socket_link *test_link;
+
+/* Deliver what the loopback interface queued, run lwIP's timers, and serve the link. */
 static void pump(void)
 {
     netif_poll_all();
     sys_check_timeouts();
+    if (test_link)
+        socket_link_pass();
 }
 
 static bool wait_for(bool (*cond)(void *), void *arg)
@@ -516,4 +524,121 @@ TEST(lwip_tcp_connection_flood)
      * its own end, which resets the server's). */
     CHECK(reset <= server.aborted_by_lwip + server.reset_by_peer + server.refused);
     CHECK_SERVER_ENDS_CLEAN(before);
+}
+
+/* ---- the stack's side of the socket link (socket_link.h), with the test as the program */
+
+#define LINK_PORT 7010
+#define LINK_STREAM (2 * LINK_RX_BYTES)
+static uint8_t link_tx[LINK_STREAM], link_rx[16];
+
+static bool link_accepted(void *arg)
+{
+    (void)arg;
+    return test_link->accept_head == 1;
+}
+
+static bool link_rx_reaches(void *arg)
+{
+    return test_link->slots[0].rx_head == *(const word_t *)arg;
+}
+
+static bool client_has_three(void *arg)
+{
+    struct client *c = arg;
+    return c->rx_len >= 3 || c->error;
+}
+
+static bool link_listen_answered(void *arg)
+{
+    return test_link->listen_answered == *(const word_t *)arg;
+}
+
+/* Make a listen request as the program does; the stack's answer. */
+static word_t link_listen(word_t request, word_t port)
+{
+    test_link->listen_port = port;
+    test_link->listen_request = request;
+    return wait_for(link_listen_answered, &request) ? test_link->listen_status : ~(word_t)0;
+}
+
+/*
+ * The stack takes no index the program writes outside what it published
+ * (rx_tail) or more than a ring ahead (tx_head, accept_tail): such a word is
+ * ignored, so it can neither make the stack overwrite unread rx bytes, nor
+ * send bytes that were never written, nor put a connection where the program
+ * will not look (socket_link.h, invariant 4).  Good words go on working after
+ * bad ones, and a listen on a port that is none is refused.
+ */
+TEST(lwip_socket_link_ignores_bad_program_indices)
+{
+    stack_init();
+    struct usage before = usage_now();
+    cptr_t frame;
+    CHECK_OK(obj_alloc(OBJ_LARGE_FRAME, 0, &frame));
+    word_t v = vaddr_alloc(ARCH_LARGE_PAGE_SIZE, ARCH_LARGE_PAGE_SIZE);
+    CHECK_OK(map_frame(frame, ROOT_SLOT_VSPACE, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT));
+    test_link = (struct socket_link *)v;
+    socket_link_attach(test_link);
+    CHECK_EQ(link_listen(1, LINK_PORT), SOCKET_OK);
+    CHECK(socket_link_listening());
+
+    fill_pattern(link_tx, sizeof(link_tx), 0xabcdef);
+    struct client c = { .tx = link_tx, .tx_len = sizeof(link_tx), .rx = link_rx, .rx_cap = sizeof(link_rx) };
+    CHECK(client_connect(&c, LINK_PORT));
+    CHECK(wait_for(link_accepted, NULL));
+    CHECK_EQ(test_link->accept_queue[0], 0);
+    test_link->accept_tail = 1;
+    struct link_slot *slot = &test_link->slots[0];
+
+    /* rx: the ring fills; a tail beyond what was published opens no room. */
+    word_t full = LINK_RX_BYTES;
+    CHECK(wait_for(link_rx_reaches, &full));
+    CHECK(!memcmp(slot->rx, link_tx, LINK_RX_BYTES));
+    slot->rx_tail = 3 * LINK_RX_BYTES + 5;
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_EQ(slot->rx_head, LINK_RX_BYTES);
+    CHECK(!memcmp(slot->rx, link_tx, LINK_RX_BYTES));
+    slot->rx_tail = LINK_RX_BYTES;      /* all read: the rest comes */
+    word_t all = LINK_STREAM;
+    CHECK(wait_for(link_rx_reaches, &all));
+    CHECK(!memcmp(slot->rx, link_tx + LINK_RX_BYTES, LINK_RX_BYTES));
+
+    /* tx: a head more than a ring ahead sends nothing; a good one sends what it covers. */
+    slot->tx_head = LINK_TX_BYTES + 1;
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_EQ(slot->tx_tail, 0);
+    CHECK_EQ(c.rx_len, 0);
+    memcpy(slot->tx, "abc", 3);
+    slot->tx_head = 3;
+    CHECK(wait_for(client_has_three, &c));
+    CHECK_EQ(c.rx_len, 3);
+    CHECK(!memcmp(link_rx, "abc", 3));
+    CHECK_EQ(slot->tx_tail, 3);
+
+    /* accept: a tail more than a queue ahead refuses the next connection, queueing nothing. */
+    test_link->accept_tail = 1000;
+    struct client refused = { 0 };
+    CHECK(client_connect(&refused, LINK_PORT));
+    CHECK(wait_for(client_ended, &refused));
+    CHECK(refused.error);
+    CHECK_EQ(test_link->accept_head, 1);
+    test_link->accept_tail = 1;
+
+    /* close: what was written, then the FIN; then the slot is the stack's again. */
+    slot->program_flags = LINK_CLOSED;
+    CHECK(wait_for(client_ended, &c));
+    CHECK(!c.error);
+    CHECK_EQ(c.rx_len, 3);
+    client_close(&c);
+
+    CHECK_EQ(link_listen(2, 70000), SOCKET_BAD_PORT);
+    CHECK(!socket_link_listening());
+    CHECK_EQ(link_listen(3, 0), SOCKET_OK);
+    test_link = NULL;
+    for (int i = 0; i < 100; i++)
+        pump();
+    CHECK_USAGE(before);
 }
