@@ -22,7 +22,7 @@ import pytest
 
 import redis_run
 from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
-from records import PREFIX
+from records import PREFIX, parse_text
 from test_control_port import ask
 from test_posix_redis import info, redis_program, resp_reply
 from test_redis_guest import Server, flood
@@ -208,3 +208,24 @@ def test_a_faulting_redis_stops_alone_and_the_driver_still_answers(guest):
     assert end["redis_instance_end"]["invariants_hold"] is True
     assert ask(guest, b"check") == "OK check"
     assert "panic" not in guest.log
+
+
+@pytest.mark.parametrize("cmdline,said", [
+    ("app=redis impl=posix layout=single", "impl=posix serves layout=percore or layout=processes, not 'single'"),
+    ("app=redis impl=posix layout=bogus", "impl=posix serves layout=percore or layout=processes, not 'bogus'"),
+    ("app=redis impl=bogus", "unknown impl 'bogus'; known: builtin posix"),
+    ("app=redis impl=builtin layout=bogus", "unknown layout 'bogus'; known: single percore processes"),
+])
+def test_a_layout_or_server_the_app_does_not_have_is_refused(cmdline, said):
+    """The app says what it does not serve and ends with status 2, serving nothing."""
+    s = Server("x86_64", "bkl", 1, posix_program=redis_program("x86_64"), cmdline=cmdline)
+    try:
+        s.proc.wait(timeout=CLIENT_TIMEOUT * 4)
+        assert s.proc.stdout is not None
+        s.log += s.proc.stdout.read().decode(errors="replace")
+    finally:
+        s.stop()
+    assert f"redis: {said}" in s.log, s.log[-3000:]
+    done = [r for r in parse_text(s.log) if "done" in r]
+    assert done and done[-1]["status"] == 2, s.log[-3000:]
+    assert not [r for r in parse_text(s.log) if "redis" in r]

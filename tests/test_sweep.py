@@ -154,6 +154,8 @@ def test_redis_layout_is_per_core_on_several_cores():
     assert sweep.redis_layout(plan, 1) == "single" and sweep.redis_layout(plan, 2) == "percore"
     plan.redis_layout = "single"
     assert sweep.redis_layout(plan, 4) == "single"
+    plan.redis_impl, plan.redis_layout = "posix", "auto"
+    assert sweep.redis_layout(plan, 1) == "percore" and sweep.redis_layout(plan, 4) == "percore"
 
 
 def test_job_command_line():
@@ -205,8 +207,10 @@ def test_cli_parsing():
     builtin = sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-impl", "builtin",
                                                      "--redis-layout", "single"]))
     assert (builtin.redis_impl, builtin.redis_layout) == ("builtin", "single")
-    with pytest.raises(ValueError, match="per-core layout only"):
+    with pytest.raises(ValueError, match="single needs --redis-impl builtin"):
         sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-layout", "single"]))
+    processes = sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-layout", "processes"]))
+    assert (processes.redis_impl, processes.redis_layout) == ("posix", "processes")
     with pytest.raises(SystemExit):
         sweep.parse_args(["--resume", "x", "--quick"])
 
@@ -250,8 +254,8 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     # The timed ping-pong also runs with the kernel's timing on (the Redis window's cost); the
     # statistics build's does not.
     assert option(boots[0], "--cmdline") == "app=pingpong timing=1"
-    assert option(boots[-2], "--cmdline") == "app=redis impl=posix lockstats=1"
-    assert option(boots[-1], "--cmdline") == "app=redis impl=posix lockstats=1"
+    assert option(boots[-2], "--cmdline") == "app=redis impl=posix lockstats=1 layout=percore"
+    assert option(boots[-1], "--cmdline") == "app=redis impl=posix lockstats=1 layout=percore"
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
@@ -437,6 +441,15 @@ def test_the_builtin_server_keeps_its_layouts_and_plain_image(tmp_path):
     assert not [c for c in make.calls if "posix" in c or any("POSIX_PROGRAM" in w for w in c)]
     assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis layout=single",
                                                             "app=redis layout=percore"]
+
+
+def test_the_real_redis_runs_in_the_three_process_layout_when_asked(tmp_path):
+    args = ["--locks", "bkl", "--benchmarks", "redis", "--redis-cpus", "1", "--accel", "tcg",
+            "--redis-layout", "processes", "--run", "r1", "--no-report"]
+    make, qemu = FakeMake(), FakeQemu()
+    status, _ = run_main(tmp_path, args, qemu, make)
+    assert status == 0
+    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis impl=posix layout=processes"]
 
 
 def test_a_stored_plan_without_an_impl_resumes_on_the_builtin_server(tmp_path):

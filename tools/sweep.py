@@ -13,6 +13,7 @@ See docs/results.md.
     python3 tools/sweep.py --resume 20240101-120000
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1,2,4
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 2,4 --redis-impl builtin
+    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1 --redis-layout processes
 
 The Redis benchmark (`redis`) boots the app `redis` with a NIC and drives it
 from the host through tools/redis_run.py (redis-benchmark on every served
@@ -20,8 +21,10 @@ port at once, one client per instance, between two marks on the NIC driver's
 control port); its figures come from tools/redis_figures.py.  The server is
 the real Redis (`--redis-impl posix`, the default: Debian's redis-server 7.0.15
 built by `make posix` once per sweep and embedded in a variant of each lock's
-kernel, `impl=posix`, the papers' per-core layout on every core count: on one
-core the driver and one Redis process share core 0).  `--redis-impl builtin`
+kernel, `impl=posix`, by default the papers' per-core layout on every core
+count: on one core the driver and one Redis process share core 0;
+`--redis-layout processes` gives the papers' one-core layout, the driver, the
+lwIP stack and Redis as three processes on core 0).  `--redis-impl builtin`
 measures the project's own server instead (userland/redis, `--redis-layout`:
 single on one core, percore on more by default).  A boot whose guest has no
 Redis server (no lwIP in the build) is reported as skipped with the guest's
@@ -106,10 +109,13 @@ class Plan:
     # the kernel image: app=redis impl=posix, the per-core layout), or "builtin",
     # the project's own (userland/redis) in redis_layout.
     redis_impl: str = "posix"
-    # The builtin server's layout (docs/network.md): "single", one instance on
-    # core 0, or "percore", the papers' layout, one instance per further core,
-    # all driven at once, one client per instance; "auto", percore on more than
-    # one core (so that every core serves) and single on one.
+    # The layout (docs/network.md): "single" (builtin only), one instance on
+    # core 0; "percore", the papers' layout, one instance per further core, all
+    # driven at once, one client per instance; "processes", the papers'
+    # one-core layout, the driver, the lwIP stack and the server as three
+    # processes on core 0; "auto", percore on more than one core (so that every
+    # core serves) and, on one, single (builtin) or percore (posix: the driver
+    # and one Redis process share core 0).
     redis_layout: str = "auto"
     # The single-core ping-pong also runs with the kernel's timing on (timing=1), which the Redis
     # window runs with: what it adds to a kernel entry (tools/redis_report.py).
@@ -204,7 +210,7 @@ def expand(plan: Plan) -> list[Job]:
 def redis_layout(plan: Plan, cpus: int) -> str:
     """The layout a Redis boot on `cpus` cores uses."""
     if plan.redis_layout == "auto":
-        return "percore" if cpus > 1 else "single"
+        return "percore" if cpus > 1 or plan.redis_impl == "posix" else "single"
     return plan.redis_layout
 
 
@@ -531,7 +537,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         extra = plan.args
         if job.bench == "pingpong" and plan.pingpong_timing and not job.stats:
             extra = " ".join(w for w in (plan.args, "timing=1") if w)
-        if job.bench == "redis" and not job.posix:
+        if job.bench == "redis":
             extra = " ".join(w for w in (plan.args, f"layout={redis_layout(plan, job.cpus)}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
                            unsafe, plan.timeout, job.cmdline(extra), log)
@@ -669,9 +675,10 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--redis-impl", choices=["posix", "builtin"],
                    help="redis: the server, the real Redis (posix, the default: make posix's "
                         "redis-server in the per-core layout) or the project's own (builtin)")
-    p.add_argument("--redis-layout", choices=["auto", "single", "percore"],
-                   help="redis with --redis-impl builtin: one instance on core 0 (single) or one "
-                        "per further core, each with its own client, started together (percore); "
+    p.add_argument("--redis-layout", choices=["auto", "single", "percore", "processes"],
+                   help="redis: one instance on core 0 (single, builtin only), one per further "
+                        "core, each with its own client, started together (percore), or the "
+                        "driver, lwIP and the server as three processes on core 0 (processes); "
                         "auto (the default): percore on more than one core")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
@@ -703,8 +710,8 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     if "rtm" in plan.locks and plan.arch != "x86_64":
         raise ValueError("rtm exists only on x86_64")
     if plan.redis_impl == "posix" and plan.redis_layout == "single":
-        raise ValueError("the real Redis runs in the per-core layout only (impl=posix): "
-                         "--redis-layout single needs --redis-impl builtin")
+        raise ValueError("the real Redis runs in the per-core or the three-process layout "
+                         "(impl=posix): --redis-layout single needs --redis-impl builtin")
     if plan.reps < 1 or not expand(plan):
         raise ValueError("the plan has no configurations")
     return plan

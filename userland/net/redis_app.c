@@ -24,10 +24,15 @@ int app_redis(void)
     char layout[16], impl[16];
     bool has_layout = arg_str("layout", layout, sizeof(layout));
     if (arg_str("impl", impl, sizeof(impl)) && strcmp(impl, "builtin")) {
-        if (!strcmp(impl, "posix"))
-            return has_layout && !strcmp(layout, "processes") ? redis_serve_posix_processes()
-                                                             : redis_serve_posix();
-        printf("redis: unknown impl '%s'; known: builtin posix\n", impl);
+        if (strcmp(impl, "posix")) {
+            printf("redis: unknown impl '%s'; known: builtin posix\n", impl);
+            return 2;
+        }
+        if (!has_layout || !strcmp(layout, "percore"))
+            return redis_serve_posix();
+        if (!strcmp(layout, "processes"))
+            return redis_serve_posix_processes();
+        printf("redis: impl=posix serves layout=percore or layout=processes, not '%s'\n", layout);
         return 2;
     }
     if (!has_layout || !strcmp(layout, "single"))
