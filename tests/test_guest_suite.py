@@ -9,20 +9,16 @@ import re
 import pytest
 
 from conftest import (Boot, assert_booted, assert_guest_test_passed, console_record, fuzz_final_record,
-                      guest_test_names, kvm_skip_reason, on_port, skip_is_expected, suite_group)
+                      guest_test_names, kvm_skip_reason, on_port, skip_is_expected)
 import qemu_run
 from records import parse_text
 
-def suite_config(arch: str, lock: str, cpus: int) -> object:
-    return on_port(arch, lock, cpus, group=suite_group(arch, lock, cpus))
-
-
 # (arch, lock, cpus): x86_64 runs every variant on 1, 2 and 4 CPUs; arm-imx6 runs its variants
 # as on the board's four cores and on one.  `none` has no lock, so it runs on one core only.
-CONFIGS = [suite_config("x86_64", "none", 1)] + \
-          [suite_config("x86_64", lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)] + \
-          [suite_config("arm-imx6", "none", 1)] + \
-          [suite_config("arm-imx6", lock, cpus) for lock in ("bkl", "fine") for cpus in (1, 4)]
+CONFIGS = [on_port("x86_64", "none", 1)] + \
+          [on_port("x86_64", lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)] + \
+          [on_port("arm-imx6", "none", 1)] + \
+          [on_port("arm-imx6", lock, cpus) for lock in ("bkl", "fine") for cpus in (1, 4)]
 NAMES = guest_test_names()
 
 
@@ -88,8 +84,8 @@ def test_suite_run_completes(guest, arch, lock, cpus):
     assert not run.of_type("panic"), run.of_type("panic")
 
 
-@pytest.mark.parametrize("arch,lock", [on_port(arch, lock, group=suite_group(arch, lock, 4))
-                                       for arch in ("x86_64", "arm-imx6") for lock in ("bkl", "fine")])
+@pytest.mark.parametrize("arch,lock", [on_port("x86_64", "bkl"), on_port("x86_64", "fine"),
+                                       on_port("arm-imx6", "bkl"), on_port("arm-imx6", "fine")])
 def test_multicore_tests_used_every_core(guest, arch, lock):
     """With four cores online the multicore tests really spread over them."""
     run = suite(guest, arch, lock, 4)
@@ -98,7 +94,7 @@ def test_multicore_tests_used_every_core(guest, arch, lock):
     assert any("4 cores" in r.get("detail", "") for r in mc.values()), mc
 
 
-@pytest.mark.parametrize("arch", [on_port(arch, group=suite_group(arch, "bkl", 1)) for arch in ("x86_64", "arm-imx6")])
+@pytest.mark.parametrize("arch", [on_port("x86_64"), on_port("arm-imx6")])
 def test_user_timer_irq_ticks(guest, arch):
     """The port's timer tick reaches a user-level handler at about 100 Hz (QEMU's virtual time)."""
     record = suite(guest, arch, "bkl", 1).tests["irq_timer_delivery"]
