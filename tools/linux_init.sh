@@ -60,6 +60,14 @@ ip link set eth0 up
 ip addr add 10.0.2.15/24 dev eth0
 ip route add default via 10.0.2.2
 
+# Linux boots with maxcpus=1 and the other cores come online here (docs/linux-baseline.md,
+# "More than one CPU under -icount"): at boot Linux waits for a new core in loops that never
+# let QEMU 7.2's round-robin reach that core under -icount.
+for online in /sys/devices/system/cpu/cpu[0-9]*/online; do
+    [ -e "$online" ] && [ "$(cat "$online")" = 0 ] || continue
+    echo 1 > "$online" || echo "@@ {\"linux\": {\"error\": \"${online%/online} did not come online\"}}"
+done
+
 cores=$(nproc)
 core=0
 while [ "$core" -lt "$cores" ]; do
