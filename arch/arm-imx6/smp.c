@@ -117,8 +117,12 @@ static void ipi_round(unsigned me)
     while ((c->pings_from & want) != want && global_timer_read64() - start < BOOT_TIMEOUT_TICKS) {
         uint32_t iar = gic_acknowledge();
         unsigned id = iar & 0x3FF;
-        if (id == GIC_SPURIOUS)
+        if (id == GIC_SPURIOUS) {
+            /* Under -icount QEMU runs the cores in turns and ends a turn only at a yield (or a
+             * halt): without one this loop keeps the turn, and the pinging core never runs. */
+            cpu_relax();
             continue;
+        }
         if (id == SGI_BOOT_PING)
             c->pings_from |= 1u << ((iar >> 10) & 7);
         gic_end_of_interrupt(iar);
