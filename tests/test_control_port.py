@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
 
 import pytest
 
 import redis_run
 from conftest import CLIENT_TIMEOUT, REPO, needs_arm_tools, redis_cli
 from records import PREFIX
-from test_posix_redis import redis_program
-from test_redis_guest import Server
+from redis_guest import Server, ask_control, redis_program
 
 pytestmark = pytest.mark.skipif(
     not (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").is_file()
@@ -42,30 +40,15 @@ def guest(request):
     s.arch = arch
     try:
         s.read_until_serving()
-        net = [json.loads(line[len(PREFIX):]) for line in s.log.splitlines()
-               if line.startswith(PREFIX) and '"net"' in line]
-        redis = [json.loads(line[len(PREFIX):]) for line in s.log.splitlines()
-                 if line.startswith(PREFIX) and '"redis"' in line]
-        s.control = redis_run.control_port(net + redis)
-        assert s.control is not None, s.log
+        s.control = s.control_port()
         yield s
     finally:
         s.stop()
 
 
 def ask(guest, request: bytes) -> str:
-    """Send one datagram to the control port (again every second until a reply); the reply."""
-    deadline_error = f"no reply to {request[:40]!r}"
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("127.0.0.1", guest.control))
-        for _ in range(int(CLIENT_TIMEOUT)):
-            s.send(request)
-            s.settimeout(redis_run.CONTROL_RESEND)
-            try:
-                return s.recv(2048).decode(errors="replace")
-            except socket.timeout:
-                continue
-    raise AssertionError(deadline_error + "\n" + guest.log[-3000:])
+    """One request to the guest's control port; the reply."""
+    return ask_control(guest.control, request, guest.log)
 
 
 def records_since(guest, start: int, kind: str) -> list[dict]:

@@ -14,21 +14,15 @@ Everything skips, saying so, only when lwIP's source could not be fetched into .
 """
 from __future__ import annotations
 
-import json
-import os
-import select
-import signal
 import socket
-import struct
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
-from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, assert_guest_test_passed, build, config_id, redis_cli
-from records import PREFIX
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, assert_guest_test_passed, config_id, redis_cli
+from redis_guest import Resp, Server, flood, info, resp_command
 
 sys.path.insert(0, str(REPO / "tools"))
 import ycsb  # noqa: E402
@@ -46,12 +40,6 @@ CONFIGS = [("x86_64", "bkl", 1, "single"), ("x86_64", "bkl", 4, "single"),
            ("arm-imx6", "bkl", 1, "single"), ("arm-imx6", "bkl", 4, "single"),
            ("arm-imx6", "fine", 1, "single"), ("arm-imx6", "fine", 4, "single"),
            ("x86_64", "fine", 4, "percore"), ("arm-imx6", "fine", 4, "percore")]
-# Seconds for the guest to boot and start serving under TCG (4 virtual CPUs on 2 host cores): only
-# a bound on waiting, generous because a loaded host stretches the per-core layout's start to
-# minutes.
-SERVE_TIMEOUT = 600
-# The guest's own limit; the fixture stops it long before, when the module's tests are done.
-GUEST_TIMEOUT = 1800
 # CLIENT_TIMEOUT (conftest) is how long a client waits for a connection or a reply, YCSB's Jedis
 # included (its own default is 10 s): only a bound on waiting.  A frame QEMU's e1000 drops while
 # the guest's vCPU is not running costs a slirp retransmission seconds later, and more if that
@@ -59,85 +47,6 @@ GUEST_TIMEOUT = 1800
 LWIP_TESTS = ["lwip_tcp_echo_backpressure", "lwip_tcp_protocol_close",
               "lwip_tcp_abrupt_disconnect", "lwip_tcp_open_waits_for_memory",
               "lwip_tcp_idle_connection_evicted", "lwip_tcp_connection_flood"]
-
-
-class Server:
-    """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
-
-    def __init__(self, arch: str, lock: str, cpus: int, layout: str = "single",
-                 guest_timeout: float = GUEST_TIMEOUT, cmdline: str | None = None,
-                 posix_program: Path | None = None):
-        """cmdline defaults to the built-in server in `layout`; posix_program embeds a POSIX
-        program (the real Redis: cmdline "app=redis impl=posix", docs/posix.md)."""
-        opts = {"posix_program": str(posix_program)} if posix_program else {}
-        image = build(arch, lock, **opts) / "kernel.elf"
-        cmdline = cmdline or f"app=redis layout={layout}"
-        self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
-                     "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-                     "--timeout", str(guest_timeout), "--net", "--cmdline", cmdline]
-        self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT, start_new_session=True)
-        self.log = ""
-        self.forwards: dict[int, int] = {}
-        self.ports: list[int] = []
-        self.pending = b""
-
-    def read_until(self, found, timeout: float, what: str) -> dict:
-        """Read the console until found(record) is true for an `@@` record, and return that
-        record; fail with the log when the guest ends or `timeout` seconds pass first."""
-        assert self.proc.stdout is not None
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            ready, _, _ = select.select([self.proc.stdout], [], [], 1.0)
-            if not ready:
-                continue
-            chunk = os.read(self.proc.stdout.fileno(), 65536)
-            if not chunk:
-                break
-            self.pending += chunk
-            *lines, self.pending = self.pending.split(b"\n")
-            for i, raw in enumerate(lines):
-                line = raw.decode("utf-8", "replace").rstrip("\r")
-                self.log += line + "\n"
-                if not line.startswith(PREFIX):
-                    continue
-                record = json.loads(line[len(PREFIX):])
-                if "net" in record:
-                    self.forwards = {f["guest"]: f["host"] for f in record["net"]["forwards"]}
-                if found(record):
-                    self.pending = b"\n".join(lines[i + 1:] + [self.pending])
-                    return record
-        raise AssertionError(f"no {what} in {timeout} s:\n{self.log}")
-
-    def read_until_serving(self) -> None:
-        """Read the console until the guest's `redis` record; fail with the log otherwise."""
-        record = self.read_until(lambda r: "redis" in r, SERVE_TIMEOUT, "redis record (serving)")
-        guest_ports = record["redis"]["ports"]
-        missing = [p for p in guest_ports if p not in self.forwards]
-        assert not missing, f"guest ports without a host forward: {missing}\n{self.log}"
-        self.ports = [self.forwards[p] for p in guest_ports]
-
-    def stop(self) -> None:
-        """End QEMU (qemu_run's child, found by its parent's id), then qemu_run itself."""
-        if self.proc.poll() is None:
-            children = Path(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children")
-            try:
-                qemu_pids = [int(p) for p in children.read_text().split()]
-            except OSError:
-                qemu_pids = []
-            for pid in qemu_pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-            try:
-                self.proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        if self.proc.stdout:
-            self.log += self.proc.stdout.read().decode("utf-8", "replace")
-            self.proc.stdout.close()
 
 
 def server_id(config: tuple[str, str, int, str]) -> str:
@@ -150,7 +59,7 @@ def server_id(config: tuple[str, str, int, str]) -> str:
 @pytest.fixture(scope="module", params=CONFIGS, ids=server_id)
 def server(request):
     arch, lock, cpus, layout = request.param
-    s = Server(arch, lock, cpus, layout=layout)
+    s = Server(arch, lock, cpus, cmdline=f"app=redis layout={layout}")
     try:
         s.read_until_serving()
         yield s
@@ -219,21 +128,6 @@ def test_redis_benchmark_on_all_instances_at_once_without_errors(server):
         assert any(line.lstrip().startswith("GET:") for line in summary), out
         # Without -r, redis-benchmark's SET stores its 3-byte value (-d 3) under this one key.
         assert len(redis_cli(port, "GET", "key:__rand_int__")) == 3
-
-
-def flood(port: int, count: int) -> None:
-    """count connections at once; half send part of a command; all end in a reset (RST)."""
-    socks = []
-    try:
-        for i in range(count):
-            s = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-            if i % 2:
-                s.sendall(b"*3\r\n$3\r\nSET\r\n$1\r\nk")
-            socks.append(s)
-    finally:
-        for s in socks:
-            s.close()
 
 
 def test_floods_and_abrupt_disconnects_leave_the_server_serving(server):
@@ -348,7 +242,7 @@ def test_a_client_port_reused_during_the_guests_time_wait_is_served(server):
 def test_percore_layout_one_private_instance_per_core(cpus):
     """layout=percore: one instance beside the driver on one core, one on each further core of
     four; each serves its own port and keeps its own keys (private lwIP, heap and database)."""
-    s = Server("x86_64", "bkl", cpus, layout="percore")
+    s = Server("x86_64", "bkl", cpus, cmdline="app=redis layout=percore")
     try:
         s.read_until_serving()
         assert len(s.ports) == max(1, cpus - 1), s.log
@@ -379,7 +273,7 @@ def test_processes_layout_serves_through_the_server_process(arch):
     request crosses from the stack to the server process by IPC.  Replies come back in order, a
     reply given with a close (QUIT, a malformed frame) reaches the client before the close, and
     redis-benchmark and YCSB run with 0 errors."""
-    s = Server(arch, "bkl", 1, layout="processes")
+    s = Server(arch, "bkl", 1, cmdline="app=redis layout=processes")
     try:
         s.read_until_serving()
         assert "lwIP and the server in processes of their own" in s.log, s.log
@@ -421,90 +315,6 @@ def test_lwip_in_guest_over_loopback(guest, arch, name):
     assert_guest_test_passed(run, name)
 
 
-def resp_command(*args: bytes | str) -> bytes:
-    """One request in RESP's multibulk form."""
-    parts = [a.encode() if isinstance(a, str) else a for a in args]
-    return b"*%d\r\n" % len(parts) + b"".join(b"$%d\r\n%s\r\n" % (len(p), p) for p in parts)
-
-
-class RespError(Exception):
-    pass
-
-
-class Resp:
-    """A RESP2 client on one socket, enough to pipeline commands and read their replies."""
-
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
-        self.buf = b""
-
-    def send(self, *commands: tuple[bytes, ...]) -> None:
-        self.sock.sendall(b"".join(resp_command(*words) for words in commands))
-
-    def _fill(self) -> None:
-        chunk = self.sock.recv(65536)
-        if not chunk:
-            raise RespError("the server closed the connection")
-        self.buf += chunk
-
-    def _line(self) -> bytes:
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def reply(self):
-        """One reply: bytes for +status, RespError instance for -error, int, bulk or None, list."""
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind == b"+":
-            return rest
-        if kind == b"-":
-            return RespError(rest.decode(errors="replace"))
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self._fill()
-            data, self.buf = self.buf[:n], self.buf[n + 2:]
-            return data
-        if kind == b"*":
-            n = int(rest)
-            return None if n < 0 else [self.reply() for _ in range(n)]
-        raise RespError(f"unparsable reply line {line[:80]!r}")
-
-    def call(self, *words: bytes):
-        self.send(words)
-        return self.reply()
-
-    def reset(self) -> None:
-        """Close with a reset (RST), whatever is unread or unsent."""
-        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-        self.sock.close()
-
-    def close(self) -> None:
-        self.sock.close()
-
-
-def info(port: int) -> dict[str, str]:
-    """INFO from a fresh connection, as name -> value."""
-    c = Resp(port)
-    try:
-        text = c.call(b"INFO")
-    finally:
-        c.close()
-    assert isinstance(text, bytes), text
-    fields = {}
-    for line in text.decode().splitlines():
-        if ":" in line and not line.startswith("#"):
-            name, value = line.split(":", 1)
-            fields[name] = value
-    return fields
-
-
 # Replies larger than lwIP's 256 KiB heap, which once reset the connection of any reply past it,
 # built from values of 100,000 bytes: one allocation of the guest's heap is at most 128 KiB
 # (userland/lib/malloc.c), so no single value can be larger there.  (values, keys in the smaller
@@ -528,7 +338,7 @@ def test_replies_larger_than_the_stack_heap_arrive_whole(arch, layout):
     keys = [f"v{i}" for i in range(nkeys)]
     values = [rng.randbytes(VALUE_BYTES) for _ in keys]
     mget_all, mget_some = resp_command("MGET", *keys), resp_command("MGET", *keys[:nsmall])
-    s = Server(arch, "bkl", 1, layout=layout)
+    s = Server(arch, "bkl", 1, cmdline=f"app=redis layout={layout}")
     try:
         s.read_until_serving()
         [port] = s.ports

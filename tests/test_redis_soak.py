@@ -51,7 +51,6 @@ Redis's or musl's source, redis-benchmark, or Java and Maven.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import random
 import select
@@ -64,10 +63,10 @@ import time
 import pytest
 
 import redis_run
-from conftest import REPO
+import ycsb
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO
 from records import PREFIX
-from test_posix_redis import HEAP_MB, redis_program
-from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Resp, RespError, Server, flood, info, ycsb
+from redis_guest import HEAP_MB, Resp, RespError, Server, flood, info, redis_program
 
 # The short soak of `make test`; `make soak` sets 600 s, 0 skips.
 SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "90"))
@@ -482,15 +481,6 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
     return len(acked.strings) + len(acked.fields) + 1, wrong
 
 
-def control_port(server: Server) -> int:
-    """The host UDP port of the NIC driver's control port (docs/network.md)."""
-    records = [json.loads(line[len(PREFIX):]) for line in server.log.splitlines()
-               if line.startswith(PREFIX) and ('"net"' in line or '"redis"' in line)]
-    port = redis_run.control_port(records)
-    assert port is not None, f"no control port forwarded:\n{server.log[-4000:]}"
-    return port
-
-
 @pytest.mark.skipif(SOAK_SECONDS <= 0, reason="REDIS_SOAK_SECONDS=0 skips the soak (default 90 s; `make soak`: 600 s)")
 @pytest.mark.skipif(not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
                     or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
@@ -510,7 +500,7 @@ def test_soak_mixed_load(capsys):
         console = Console(server)
         ports = server.ports
         assert len(ports) == INSTANCES, server.log
-        control = control_port(server)
+        control = server.control_port()
         wait_for_drain(ports)
         boot = forgotten(ports)
         seed = random.randrange(1 << 32)

@@ -21,10 +21,9 @@ import shutil
 
 import pytest
 
-from conftest import REPO
-from test_posix_redis import redis_program
-from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Server, redis_cli, ycsb
-from test_redis_soak import Resp
+import ycsb
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, redis_cli
+from redis_guest import Resp, Server, redis_program
 
 RECORDS = OPERATIONS = 32000
 FIELDS = 10
