@@ -32,7 +32,7 @@ SERVE_TIMEOUT = 600
 # The guest's own limit; a test stops it long before, when it is done.
 GUEST_TIMEOUT = 1800
 # Each Redis process's heap (boot argument heap_mb): maxmemory is half of it
-# (userland/net/redis_percore.c).
+# (userland/redis/redis_layouts.c).
 HEAP_MB = 64
 
 _programs: dict[str, Path] = {}

@@ -1,5 +1,5 @@
 """The NIC driver's control port (userland/net/control_port.h, docs/network.md): UDP port 7000
-on the guest, served by the driver on core 0 beside the real Redis (app=redis impl=posix), which
+on the guest, served by the driver on core 0 beside the real Redis (app=redis), which
 is not ours to give a mark command.
 
 One boot per configuration (a module fixture), driven from the host through qemu_run's UDP
@@ -36,7 +36,7 @@ _fresh_tags = itertools.count(1000)
 @pytest.fixture(scope="module", params=CONFIGS)
 def guest(request):
     arch, lock, cpus = request.param
-    s = Server(arch, lock, cpus, posix_program=redis_program(arch), cmdline="app=redis impl=posix")
+    s = Server(arch, lock, cpus, posix_program=redis_program(arch), cmdline="app=redis")
     s.arch = arch
     try:
         s.read_until_serving()
@@ -148,7 +148,7 @@ RUN_TIMEOUT = 600
 
 @pytest.mark.parametrize("cpus", [1, 2])
 def test_redis_run_measures_the_real_redis_through_the_control_port(cpus):
-    """One boot through redis_run under -icount, impl=posix: on 1 CPU the driver and one Redis
+    """One boot through redis_run under -icount: on 1 CPU the driver and one Redis
     process on core 0, on 2 one Redis process on core 1.  The marks go to the control port, and
     the figures are the real Redis's, counted by the servers themselves."""
     import shutil
@@ -163,13 +163,13 @@ def test_redis_run_measures_the_real_redis_through_the_control_port(cpus):
     image = build("x86_64", "bkl", posix_program=redis_program("x86_64")) / "kernel.elf"
     cmd = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", "x86_64", "--lock", "bkl",
            "--image", str(image), "--cpus", str(cpus), "--accel", "tcg", "--icount",
-           "--timeout", str(RUN_TIMEOUT), "--cmdline", "app=redis impl=posix", "--net"]
+           "--timeout", str(RUN_TIMEOUT), "--cmdline", "app=redis", "--net"]
     status, text = redis_run.run(cmd, RUN_TIMEOUT, REQUESTS, CLIENTS)
     assert status == 0, text[-3000:]
     records = parse_text(text)
 
     served = [r["redis"] for r in records if record_type(r) == "redis"][-1]
-    assert served["impl"] == "posix" and served["control"] == 7000
+    assert served["control"] == 7000
     assert [i["core"] for i in served["instances"]] == ([0] if cpus == 1 else [1])
     bench = [r for r in records if r.get("bench") == "redis"][-1]
     assert bench["config"]["server"].startswith("redis 7.0.")

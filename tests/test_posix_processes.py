@@ -1,4 +1,4 @@
-"""The papers' one-core layout with the real Redis (`app=redis impl=posix layout=processes`,
+"""The papers' one-core layout with the real Redis (`app=redis layout=processes`,
 docs/network.md): three processes on core 0, the NIC driver (the root task), the lwIP stack in a
 process of its own (userland/net/socket_server.c) and Redis 7.0 as a POSIX process whose sockets
 the stack serves over the socket link (userland/net/socket_link.h).
@@ -39,7 +39,7 @@ MB = 1 << 20
 def guest(request):
     arch, lock, cpus = request.param
     s = Server(arch, lock, cpus, posix_program=redis_program(arch),
-               cmdline="app=redis impl=posix layout=processes redis_debug=1")
+               cmdline="app=redis layout=processes redis_debug=1")
     try:
         s.read_until_serving()
         s.record = next(r["redis"] for r in s.records("redis"))
@@ -77,10 +77,10 @@ def wait_for_clients(port: int, count: int) -> None:
 
 def test_three_processes_on_core_0_serve_redis_7_0(guest):
     record = guest.record
-    assert record["impl"] == "posix" and record["layout"] == "processes", record
+    assert record["layout"] == "processes", record
     assert record["ports"] == [6379] and record["instances"] == [{"port": 6379, "core": 0}], record
     assert record["driver_core"] == 0
-    assert "lwIP and the server in processes of their own" in guest.log
+    assert "lwIP and Redis in processes of their own" in guest.log
     server_info = info_section(guest.port, "server")
     assert server_info["redis_version"].startswith("7.0."), server_info
     assert server_info["multiplexing_api"] == "epoll"
@@ -201,12 +201,10 @@ def test_a_faulting_redis_stops_alone_and_the_driver_still_answers(guest):
 
 
 @pytest.mark.parametrize("cmdline,said", [
-    ("app=redis impl=posix layout=single", "impl=posix serves layout=percore or layout=processes, not 'single'"),
-    ("app=redis impl=posix layout=bogus", "impl=posix serves layout=percore or layout=processes, not 'bogus'"),
-    ("app=redis impl=bogus", "unknown impl 'bogus'; known: builtin posix"),
-    ("app=redis impl=builtin layout=bogus", "unknown layout 'bogus'; known: single percore processes"),
+    ("app=redis layout=single", "unknown layout 'single'; known: percore processes"),
+    ("app=redis layout=bogus", "unknown layout 'bogus'; known: percore processes"),
 ])
-def test_a_layout_or_server_the_app_does_not_have_is_refused(cmdline, said):
+def test_a_layout_the_app_does_not_have_is_refused(cmdline, said):
     """The app says what it does not serve and ends with status 2, serving nothing."""
     s = Server("x86_64", "bkl", 1, posix_program=redis_program("x86_64"), cmdline=cmdline)
     try:

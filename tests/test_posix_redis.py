@@ -1,5 +1,5 @@
 """The real Redis (Debian's 7.0.15 source, built against musl and the POSIX personality,
-docs/posix.md) served by the kernel: `app=redis impl=posix`, the papers' per-core layout, one
+docs/posix.md) served by the kernel: `app=redis`, the papers' per-core layout, one
 Redis process per core but the NIC driver's.
 
 Each configuration boots once (a module fixture) and is driven from the host with Debian's own
@@ -35,7 +35,7 @@ PASS_SHARE = 0.95   # of the tests Debian's redis-server passes with the same fl
 def server(request):
     arch, lock, cpus = request.param
     s = Server(arch, lock, cpus, posix_program=redis_program(arch),
-               cmdline=f"app=redis impl=posix heap_mb={HEAP_MB} redis_debug=1")
+               cmdline=f"app=redis heap_mb={HEAP_MB} redis_debug=1")
     s.arch = arch
     try:
         s.read_until_serving()

@@ -1,6 +1,6 @@
 """The soak test: the real Redis, hosted by the kernel, under a mixed load.
 
-One boot of the real Redis (Debian's 7.0.15 on the POSIX personality, `app=redis impl=posix`,
+One boot of the real Redis (Debian's 7.0.15 on the POSIX personality, `app=redis`,
 docs/posix.md) on x86_64 with LOCK=fine and 4 CPUs, the configuration most likely to expose races:
 the NIC driver on core 0 and three Redis processes, one per further core.  It serves for
 REDIS_SOAK_SECONDS while the host drives all three instances from four threads at once, every one
@@ -37,12 +37,12 @@ At the end, with every client stopped, the test asserts that:
   neither `used_memory` in any sample nor Redis's `used_memory_peak` ever went above it; and
   after FLUSHALL `used_memory` is back within FLUSH_TOLERANCE of its value before the load.
 
-No longer checked, since only the project's own server reported them: lwIP's TCP pcbs and lwIP's
-heap (the real Redis's INFO knows nothing of the stack under its sockets), and the server's heap
-to the byte (Redis counts its own allocations in `used_memory`, not the personality's heap, and
-keeps some of what a load leaves behind: FLUSH_TOLERANCE says what).  The connection counters by
-cause (evicted, reset, aborted by lwIP) were the project's server's own; Redis's INFO has
-connections received and rejected, commands and error replies, which the test prints instead.
+Not checked, since Redis's INFO cannot report them: lwIP's TCP pcbs and lwIP's heap (Redis knows
+nothing of the stack under its sockets), the heap to the byte (Redis counts its own allocations in
+`used_memory`, not the personality's heap, and keeps some of what a load leaves behind:
+FLUSH_TOLERANCE says what), and connections lost by cause (evicted, reset, aborted by lwIP).
+Redis's INFO has connections received and rejected, commands and error replies, which the test
+prints instead.
 
 Nothing asserts a rate: a slow host does fewer operations, and the figures printed at the end
 (operations and errors of each client) say how many.  The test skips, saying why, without lwIP's,
@@ -493,7 +493,7 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
 def test_soak_mixed_load(capsys):
     server = Server(ARCH, LOCK, CPUS, guest_timeout=SOAK_SECONDS + 3600,
                     posix_program=redis_program(ARCH),
-                    cmdline=f"app=redis impl=posix heap_mb={HEAP_MB} redis_debug=1")
+                    cmdline=f"app=redis heap_mb={HEAP_MB} redis_debug=1")
     stop = threading.Event()
     try:
         server.read_until_serving()

@@ -1,7 +1,8 @@
 /*
  * A TCP server on lwIP's raw API (docs/network.md): it listens on a port and
- * hands each connection's bytes, in order, to a protocol (the Redis core, or
- * a test's echo), writing back what the protocol produces.
+ * hands each connection's bytes, in order, to a protocol (the in-guest lwIP
+ * tests' echo, userland/tests/test_lwip.c), writing back what the protocol
+ * produces.
  *
  * Replies go into TCP's send buffer while it has room; the rest waits in the
  * connection's backlog, in chunks of the process's heap (out_queue.h), and
@@ -34,7 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <out_queue.h>
+#include "out_queue.h"
 #include "lwip/tcp.h"
 
 /* A slot for every pcb lwIP can have: lwIP runs out of pcbs (and drops SYNs, which the client
