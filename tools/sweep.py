@@ -123,7 +123,11 @@ class Job:
     delay: int | None
     rep: int
     stats: bool = False  # a LOCKSTATS=1 build, run with lockstats=1
-    posix: bool = False  # the real Redis: the image embeds it (POSIX_PROGRAM)
+
+    @property
+    def posix(self) -> bool:
+        """The image embeds the real Redis (POSIX_PROGRAM), which the Redis benchmark serves."""
+        return self.bench == "redis"
 
     @property
     def variant(self) -> str:
@@ -186,11 +190,10 @@ def expand(plan: Plan) -> list[Job]:
                 else:
                     cpus_list = plan.stats_cpus if stats else plan.cpus
                 delays = plan.delays if bench in DELAYED else [None]
-                posix = bench == "redis"
                 for cpus in cpus_list:
                     for delay in delays:
                         for rep in range(1 if stats else plan.reps):
-                            jobs.append(Job(lock, bench, cpus, delay, rep, stats, posix))
+                            jobs.append(Job(lock, bench, cpus, delay, rep, stats))
     if LINUX in plan.benchmarks:
         for cpus in plan.redis_cpus:
             for rep in range(plan.reps):
