@@ -6,13 +6,13 @@
  * and a frame ring each way.  The root task fills the configuration before
  * the instance starts; afterwards only the rings change.
  *
- * An instance has a private copy of the root task's globals (thread.h,
+ * An instance allocates no kernel object and no slot: the root task makes
+ * everything it needs beforehand, the caps below among them.  The stack
+ * process has a private copy of the root task's globals (thread.h,
  * private_data), including the root task's slot and object allocators: a
  * copy that must not be used, since the CNode and the untypeds it describes
- * are shared.  So an instance allocates no kernel object and no slot: the
- * root task makes everything it needs beforehand, the caps below (in the
- * root CNode, which is the instance's CSpace too) and its heap, mapped into
- * its space.
+ * are shared; the root CNode is its CSpace too.  A Redis process is a POSIX
+ * process (posix_process.h), which allocates nothing either.
  */
 #ifndef NET_NET_CHANNEL_H
 #define NET_NET_CHANNEL_H
@@ -31,10 +31,10 @@ struct socket_link;
 enum channel_state { CHANNEL_STARTING, CHANNEL_SERVING, CHANNEL_FAILED };
 
 /*
- * An instance says it serves, or that it could not
- * start: store its state (the release pairs with the root task's acquire
- * load, so the root task sees everything written before) and wake the
- * driver's loop, where the root task looks.
+ * An instance says it serves, or that it could not start: store its state
+ * (the release pairs with the root task's acquire load, so the root task
+ * sees everything written before) and wake the driver's loop, where the
+ * root task looks.
  */
 static inline void channel_report(word_t *state, cptr_t driver, enum channel_state value)
 {
