@@ -70,12 +70,10 @@ VARIANT := $(ARCH)-$(LOCK)$(if $(filter 1,$(LOCKSTATS)),-stats)$(if $(filter 0,$
 # checksum of its full path: builds with different programs, or none, share every object but
 # the two that hold another file's bytes, and none overwrites another's images.
 POSIX_PROGRAM ?=
-# `make qemu APP=redis` runs the real Redis (docs/posix.md): unless POSIX_PROGRAM or an impl= in
-# ARGS says otherwise, the image embeds Debian's Redis built for the port (make posix), and the
-# app runs it; ARGS=impl=builtin runs the project's own Redis-protocol server (docs/redis.md).
-ifeq ($(APP)$(POSIX_PROGRAM)$(findstring impl=,$(ARGS)),redis)
+# `make qemu APP=redis` runs the real Redis (docs/posix.md): unless POSIX_PROGRAM names another
+# program, the image embeds Debian's Redis built for the port (make posix), and the app runs it.
+ifeq ($(APP)$(POSIX_PROGRAM),redis)
 POSIX_PROGRAM := build/posix/$(ARCH)/redis-server
-override ARGS += impl=posix
 endif
 POSIX_TAG := $(if $(POSIX_PROGRAM),/posix-$(notdir $(POSIX_PROGRAM))-$(shell printf '%s' '$(abspath $(POSIX_PROGRAM))' | cksum | cut -d' ' -f1))
 OBJ     := build/$(VARIANT)
@@ -106,9 +104,9 @@ USER_SRC := $(wildcard userland/lib/*.c userland/roottask/*.c userland/tests/*.c
             $(ARCH_USER_SRC)
 
 # lwIP (docs/network.md): the core of Debian's source package, which tools/ensure_deps.sh unpacks
-# into .deps/lwip, with our port layer in userland/net.  Without it, the network programs are
-# left out, the app `redis` says why (userland/roottask/network_absent.c) and the lwIP tests
-# report skip (userland/tests/without_lwip/).
+# into .deps/lwip, with our port layer in userland/net.  Without it, the network programs
+# (userland/net, and the app `redis` in userland/redis) are left out, the app `redis` says why
+# (userland/roottask/network_absent.c) and the lwIP tests report skip (userland/tests/without_lwip/).
 LWIP_DIR := .deps/lwip
 ifneq ($(wildcard $(LWIP_DIR)/src/core/tcp.c),)
 LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum.c core/ip.c \
@@ -118,7 +116,7 @@ LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum
 USER_INC += -Iuserland/net -I$(LWIP_DIR)/src/include
 USER_SRC := $(filter-out userland/roottask/network_absent.c,$(USER_SRC)) $(LWIP_SRC)
 else
-USER_SRC := $(filter-out userland/net/% userland/tests/test_lwip.c,$(USER_SRC)) \
+USER_SRC := $(filter-out userland/net/% userland/redis/% userland/tests/test_lwip.c,$(USER_SRC)) \
             userland/tests/without_lwip/test_lwip_skipped.c
 endif
 USER_OBJ := $(patsubst %,$(OBJ)/user/%.o,$(USER_SRC)) $(BUILD)/program_image.S.o

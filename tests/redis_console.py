@@ -2,7 +2,7 @@
 for host-side tests of the sweep, summary, model and plots (no QEMU).
 
 The records follow docs/console.md: qemu_run's `net` record, the kernel's
-`boot` record, the app's `redis` record, at each DEBUG KSTATS mark one
+`boot` record, the app's `redis` record, at each control port mark one
 `kstats` record per core then one `lockstats` record per core, and the
 host's `bench` record.  The numbers are chosen so that every figure is a
 round number a test can state:
@@ -52,11 +52,13 @@ def console(lock: str = "bkl", cpus: int = 2, ops: int = 2000, seconds: float = 
             stats: bool = False, errors: int = 0, end_mark: bool = True) -> str:
     ports = list(range(6379, 6379 + cpus))
     lines = ["qemu_run: accelerator tcg (asked for)",
-             console_record({"net": {"forwards": [{"host": 40000 + i, "guest": p} for i, p in enumerate(ports)]}}),
+             console_record({"net": {"forwards": [{"host": 40000 + i, "guest": p} for i, p in enumerate(ports)],
+                                      "udp": [{"host": 40100, "guest": 7000}]}}),
              console_record({"boot": {"arch": "x86_64", "lock": lock, "cores": cpus, "cores_expected": cpus,
                                "accel": "tcg", "rtm": False, "rtm_path": "lock", "debug": False}}),
              "redis: serving on 10.0.2.15 port 6379",
-             console_record({"redis": {"ports": ports[:1], "instances": [{"port": 6379, "core": 0}]}})]
+             console_record({"redis": {"ports": ports[:1], "instances": [{"port": 6379, "core": 0}],
+                                       "control": 7000}})]
     lines += [_kstats(1, core, 0) for core in range(cpus)]
     lines += [_lockstats(core, stats, True) for core in range(cpus)]
     if end_mark:
@@ -64,7 +66,7 @@ def console(lock: str = "bkl", cpus: int = 2, ops: int = 2000, seconds: float = 
         lines += [_lockstats(core, stats, False) for core in range(cpus)]
     lines.append(console_record({"bench": "redis", "config": {"client": "redis-benchmark", "ports": 1,
                                                         "requests": ops // 2, "clients": 5,
-                                                        "tests": ["set", "get"]},
+                                                        "tests": ["set", "get"], "server": "redis 7.0.15"},
                           "ops": ops, "errors": errors, "seconds": seconds}))
     return "\n".join(lines) + "\n"
 

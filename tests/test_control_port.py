@@ -1,5 +1,5 @@
 """The NIC driver's control port (userland/net/control_port.h, docs/network.md): UDP port 7000
-on the guest, served by the driver on core 0 beside the real Redis (app=redis impl=posix), which
+on the guest, served by the driver on core 0 beside the real Redis (app=redis), which
 is not ours to give a mark command.
 
 One boot per configuration (a module fixture), driven from the host through qemu_run's UDP
@@ -12,15 +12,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import socket
 
 import pytest
 
 import redis_run
 from conftest import CLIENT_TIMEOUT, REPO, needs_arm_tools, redis_cli
 from records import PREFIX
-from test_posix_redis import redis_program
-from test_redis_guest import Server
+from redis_guest import Server, ask_control, redis_program
 
 pytestmark = pytest.mark.skipif(
     not (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").is_file()
@@ -38,34 +36,19 @@ _fresh_tags = itertools.count(1000)
 @pytest.fixture(scope="module", params=CONFIGS)
 def guest(request):
     arch, lock, cpus = request.param
-    s = Server(arch, lock, cpus, posix_program=redis_program(arch), cmdline="app=redis impl=posix")
+    s = Server(arch, lock, cpus, posix_program=redis_program(arch), cmdline="app=redis")
     s.arch = arch
     try:
         s.read_until_serving()
-        net = [json.loads(line[len(PREFIX):]) for line in s.log.splitlines()
-               if line.startswith(PREFIX) and '"net"' in line]
-        redis = [json.loads(line[len(PREFIX):]) for line in s.log.splitlines()
-                 if line.startswith(PREFIX) and '"redis"' in line]
-        s.control = redis_run.control_port(net + redis)
-        assert s.control is not None, s.log
+        s.control = s.control_port()
         yield s
     finally:
         s.stop()
 
 
 def ask(guest, request: bytes) -> str:
-    """Send one datagram to the control port (again every second until a reply); the reply."""
-    deadline_error = f"no reply to {request[:40]!r}"
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("127.0.0.1", guest.control))
-        for _ in range(int(CLIENT_TIMEOUT)):
-            s.send(request)
-            s.settimeout(redis_run.CONTROL_RESEND)
-            try:
-                return s.recv(2048).decode(errors="replace")
-            except socket.timeout:
-                continue
-    raise AssertionError(deadline_error + "\n" + guest.log[-3000:])
+    """One request to the guest's control port; the reply."""
+    return ask_control(guest.control, request, guest.log)
 
 
 def records_since(guest, start: int, kind: str) -> list[dict]:
@@ -165,7 +148,7 @@ RUN_TIMEOUT = 600
 
 @pytest.mark.parametrize("cpus", [1, 2])
 def test_redis_run_measures_the_real_redis_through_the_control_port(cpus):
-    """One boot through redis_run under -icount, impl=posix: on 1 CPU the driver and one Redis
+    """One boot through redis_run under -icount: on 1 CPU the driver and one Redis
     process on core 0, on 2 one Redis process on core 1.  The marks go to the control port, and
     the figures are the real Redis's, counted by the servers themselves."""
     import shutil
@@ -180,13 +163,13 @@ def test_redis_run_measures_the_real_redis_through_the_control_port(cpus):
     image = build("x86_64", "bkl", posix_program=redis_program("x86_64")) / "kernel.elf"
     cmd = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", "x86_64", "--lock", "bkl",
            "--image", str(image), "--cpus", str(cpus), "--accel", "tcg", "--icount",
-           "--timeout", str(RUN_TIMEOUT), "--cmdline", "app=redis impl=posix", "--net"]
+           "--timeout", str(RUN_TIMEOUT), "--cmdline", "app=redis", "--net"]
     status, text = redis_run.run(cmd, RUN_TIMEOUT, REQUESTS, CLIENTS)
     assert status == 0, text[-3000:]
     records = parse_text(text)
 
     served = [r["redis"] for r in records if record_type(r) == "redis"][-1]
-    assert served["impl"] == "posix" and served["control"] == 7000
+    assert served["control"] == 7000
     assert [i["core"] for i in served["instances"]] == ([0] if cpus == 1 else [1])
     bench = [r for r in records if r.get("bench") == "redis"][-1]
     assert bench["config"]["server"].startswith("redis 7.0.")

@@ -150,7 +150,7 @@ def test_marks_go_to_the_marks_port_and_not_to_a_server():
     assert redis_run.server_name(records) == "Debian's redis-server 7.0.15"
     assert redis_run._linux_marks_printed(records)
     # No mark is a server command: only each port's first INFO is the host's own.
-    assert redis_run.server_operations({1: 10, 2: 20}, {1: 111, 2: 121}, 0) == 200
+    assert redis_run.server_operations({1: 10, 2: 20}, {1: 111, 2: 121}) == 200
 
 
 def test_report_puts_linux_beside_the_variants_by_cores():
@@ -165,7 +165,7 @@ def test_report_puts_linux_beside_the_variants_by_cores():
                     for r in parse_text(text)]
     rows = [line.split() for line in redis_report.per_op_table(redis_report.boots(records)).splitlines()[2:]]
     assert [(r[0], r[1]) for r in rows] == [("bkl", "1"), ("linux", "1"), ("bkl", "2"), ("linux", "2")]
-    assert " ".join(rows[0][9:]) == "the project's userland/redis"
+    assert " ".join(rows[0][9:]) == "redis 7.0.15"
     # Its figures are in /proc/stat's 10 ms ticks: 10,000,000 instructions over 2,000 operations.
     assert " ".join(rows[1][9:]) == "Debian's redis-server 7.0.15 (one /proc/stat tick is 5,000 per op)"
     assert rows[1][4] == "-"  # Linux counts no kernel entries

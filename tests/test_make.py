@@ -49,9 +49,8 @@ def build_dir(*words) -> str:
 
 def test_app_redis_embeds_the_real_redis_unless_told_otherwise():
     """`make qemu APP=redis` boots the real Redis: the image embeds build/posix/<arch>/redis-server
-    (its own folder, docs/posix-loader.md); an impl= in ARGS, or another POSIX_PROGRAM, wins."""
+    (its own folder, docs/posix-loader.md); another POSIX_PROGRAM wins."""
     assert build_dir("APP=redis").startswith("build/x86_64-bkl/posix-redis-server-")
     assert build_dir("APP=redis", "ARCH=arm-imx6").startswith("build/arm-imx6-bkl/posix-redis-server-")
-    assert build_dir("APP=redis", "ARGS=impl=builtin") == "build/x86_64-bkl"
     assert build_dir("APP=redis", "POSIX_PROGRAM=/tmp/other").startswith("build/x86_64-bkl/posix-other-")
     assert build_dir("APP=tests") == "build/x86_64-bkl"

@@ -5,7 +5,7 @@ The program reports what it finds in one `posix_start_check` record; each field 
 against what the loader promises and against the ELF as built (its entry point and program
 headers, read on the host).  A write to its read-only data must give a `posix_fault` record
 while the kernel stays up; a program for the other port, a truncated one and none at all must be
-refused with a message and status 2.  The app `redis` with `impl=posix` must give the program the
+refused with a message and status 2.  The app `redis` must give the program the
 real Redis's argv and its channel.
 """
 from __future__ import annotations
@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import qemu_run
 from conftest import LWIP_PRESENT, REPO, boot, build, needs_arm_tools, on_port
 
 POSIX_START_MAGIC = 0x706F7378
@@ -224,11 +223,11 @@ def test_no_program():
 
 
 @pytest.mark.skipif(not LWIP_PRESENT, reason="this build has no lwIP: the app redis is absent")
-def test_redis_impl_posix_gives_the_program_redis_argv_and_its_channel():
+def test_app_redis_gives_the_program_redis_argv_and_its_channel():
     """With the test program as the embedded 'redis-server': one instance (2 CPUs) on core 1,
     with Redis's argv and its channel; it exits before serving, which ends the run with 2."""
     heap_mb = 8
-    run = posix_run("x86_64", 2, f"impl=posix heap_mb={heap_mb}", app="redis", net=True)
+    run = posix_run("x86_64", 2, f"heap_mb={heap_mb}", app="redis", net=True)
     check = only_record(run, "posix_start_check")
     assert check["argv"] == ["redis-server", "--port", "6379", "--bind", "0.0.0.0", "--save", "",
                              "--appendonly", "no", "--protected-mode", "no", "--maxmemory",
@@ -241,12 +240,6 @@ def test_redis_impl_posix_gives_the_program_redis_argv_and_its_channel():
     assert run.status == 2 and run.done_status == 2
 
 
-def test_net_forwards_every_posix_instance_port():
-    """impl=posix is layout=percore: qemu_run --net forwards one port per core but the driver's."""
-    assert qemu_run.served_ports("app=redis impl=posix", 4) == 3
-    assert qemu_run.served_ports("app=redis impl=posix", 1) == 1
-
-
 def test_core_not_online_is_refused():
     run = posix_run("x86_64", 4, "argv=posix_check core=9")
     assert "posix: core 9 is not online (4 cores)" in run.log
@@ -255,11 +248,11 @@ def test_core_not_online_is_refused():
 
 
 @pytest.mark.skipif(not LWIP_PRESENT, reason="this build has no lwIP: the app redis is absent")
-def test_redis_impl_posix_makes_one_process_per_instance():
+def test_app_redis_makes_one_process_per_instance():
     """4 CPUs: three processes, on cores 1..3, each with its own port and channel.  The driver's
     loop starts only once all three are made; the first to exit ends the run, so the others may
     not have printed yet: every record printed must fit its instance."""
-    run = posix_run("x86_64", 4, "impl=posix heap_mb=4", app="redis", net=True)
+    run = posix_run("x86_64", 4, "heap_mb=4", app="redis", net=True)
     assert "could not be made" not in run.log
     assert "ended with status 0 before serving" in run.log
     checks = [r["posix_start_check"] for r in run.of_type("posix_start_check")]

@@ -1,4 +1,4 @@
-"""The papers' one-core layout with the real Redis (`app=redis impl=posix layout=processes`,
+"""The papers' one-core layout with the real Redis (`app=redis layout=processes`,
 docs/network.md): three processes on core 0, the NIC driver (the root task), the lwIP stack in a
 process of its own (userland/net/socket_server.c) and Redis 7.0 as a POSIX process whose sockets
 the stack serves over the socket link (userland/net/socket_link.h).
@@ -11,7 +11,6 @@ kernel invariant checker through the NIC driver's control port, and last a Redis
 """
 from __future__ import annotations
 
-import json
 import os
 import socket
 import struct
@@ -20,12 +19,9 @@ import time
 
 import pytest
 
-import redis_run
 from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
-from records import PREFIX, parse_text
-from test_control_port import ask
-from test_posix_redis import info, redis_program, resp_reply
-from test_redis_guest import Server, flood
+from records import parse_text
+from redis_guest import Server, ask_control, flood, info_section, redis_program, resp_reply
 
 pytestmark = pytest.mark.skipif(
     not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
@@ -43,21 +39,15 @@ MB = 1 << 20
 def guest(request):
     arch, lock, cpus = request.param
     s = Server(arch, lock, cpus, posix_program=redis_program(arch),
-               cmdline="app=redis impl=posix layout=processes redis_debug=1")
+               cmdline="app=redis layout=processes redis_debug=1")
     try:
         s.read_until_serving()
-        s.record = next(r["redis"] for r in records_of(s, "redis"))
-        s.control = redis_run.control_port(records_of(s, "net") + records_of(s, "redis"))
+        s.record = next(r["redis"] for r in s.records("redis"))
+        s.control = s.control_port()
         s.port = s.ports[0]
         yield s
     finally:
         s.stop()
-
-
-def records_of(server, kind: str) -> list[dict]:
-    """The console's records of this kind so far."""
-    return [r for r in (json.loads(line[len(PREFIX):]) for line in server.log.splitlines()
-                        if line.startswith(PREFIX)) if kind in r]
 
 
 def command(*args: bytes | str) -> bytes:
@@ -80,18 +70,18 @@ def wait_for_clients(port: int, count: int) -> None:
     """Wait until Redis counts `count` connected clients (the asking one included): a client's
     close reaches Redis a moment after the client has its reply."""
     deadline = time.monotonic() + CLIENT_TIMEOUT
-    while (clients := info(port, "clients")["connected_clients"]) != str(count):
+    while (clients := info_section(port, "clients")["connected_clients"]) != str(count):
         assert time.monotonic() < deadline, f"{clients} connected clients, not {count}"
         time.sleep(0.5)
 
 
 def test_three_processes_on_core_0_serve_redis_7_0(guest):
     record = guest.record
-    assert record["impl"] == "posix" and record["layout"] == "processes", record
+    assert record["layout"] == "processes", record
     assert record["ports"] == [6379] and record["instances"] == [{"port": 6379, "core": 0}], record
     assert record["driver_core"] == 0
-    assert "lwIP and the server in processes of their own" in guest.log
-    server_info = info(guest.port, "server")
+    assert "lwIP and Redis in processes of their own" in guest.log
+    server_info = info_section(guest.port, "server")
     assert server_info["redis_version"].startswith("7.0."), server_info
     assert server_info["multiplexing_api"] == "epoll"
     assert redis_cli(guest.port, "SET", "three", "processes") == "OK"
@@ -110,10 +100,10 @@ def test_redis_benchmark_runs_without_errors(guest):
     done = {line.split(":")[0].strip().split(" ")[0] for line in out.splitlines()
             if "requests per second" in line}
     assert done == {"SET", "GET", "INCR", "LPUSH", "LPOP", "SADD", "HSET", "MSET"}, out
-    stats = info(guest.port, "stats")
+    stats = info_section(guest.port, "stats")
     assert stats["rejected_connections"] == "0", stats
     assert stats["total_error_replies"] == "0", stats
-    assert info(guest.port, "errorstats") == {}
+    assert info_section(guest.port, "errorstats") == {}
 
 
 def test_a_1mb_value_goes_both_ways_byte_for_byte(guest):
@@ -190,7 +180,7 @@ def test_redis_timers_run_on_the_ticks_the_stack_forwards(guest):
 
 def test_the_kernel_invariants_hold_after_the_load(guest):
     assert guest.control is not None, guest.log[-3000:]
-    assert ask(guest, b"check") == "OK check"
+    assert ask_control(guest.control, b"check", guest.log) == "OK check"
     assert "posix_fault" not in guest.log and "panic" not in guest.log
 
 
@@ -206,17 +196,15 @@ def test_a_faulting_redis_stops_alone_and_the_driver_still_answers(guest):
     assert end["redis_instance_end"]["port"] == 6379
     assert end["redis_instance_end"]["status"] == fault["posix_fault"]["status"] > 128
     assert end["redis_instance_end"]["invariants_hold"] is True
-    assert ask(guest, b"check") == "OK check"
+    assert ask_control(guest.control, b"check", guest.log) == "OK check"
     assert "panic" not in guest.log
 
 
 @pytest.mark.parametrize("cmdline,said", [
-    ("app=redis impl=posix layout=single", "impl=posix serves layout=percore or layout=processes, not 'single'"),
-    ("app=redis impl=posix layout=bogus", "impl=posix serves layout=percore or layout=processes, not 'bogus'"),
-    ("app=redis impl=bogus", "unknown impl 'bogus'; known: builtin posix"),
-    ("app=redis impl=builtin layout=bogus", "unknown layout 'bogus'; known: single percore processes"),
+    ("app=redis layout=single", "unknown layout 'single'; known: percore processes"),
+    ("app=redis layout=bogus", "unknown layout 'bogus'; known: percore processes"),
 ])
-def test_a_layout_or_server_the_app_does_not_have_is_refused(cmdline, said):
+def test_a_layout_the_app_does_not_have_is_refused(cmdline, said):
     """The app says what it does not serve and ends with status 2, serving nothing."""
     s = Server("x86_64", "bkl", 1, posix_program=redis_program("x86_64"), cmdline=cmdline)
     try:

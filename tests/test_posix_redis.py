@@ -1,5 +1,5 @@
 """The real Redis (Debian's 7.0.15 source, built against musl and the POSIX personality,
-docs/posix.md) served by the kernel: `app=redis impl=posix`, the papers' per-core layout, one
+docs/posix.md) served by the kernel: `app=redis`, the papers' per-core layout, one
 Redis process per core but the NIC driver's.
 
 Each configuration boots once (a module fixture) and is driven from the host with Debian's own
@@ -17,7 +17,7 @@ import pytest
 
 import redis_suite
 from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
-from test_redis_guest import Server, flood
+from redis_guest import HEAP_MB, Server, flood, info_section, redis_program, resp_reply
 
 pytestmark = pytest.mark.skipif(
     not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
@@ -30,25 +30,12 @@ CONFIGS = [pytest.param(("x86_64", "bkl", 4), id="x86_64-bkl-4cpu"),
 # The units make test runs; `make redis-suite` runs all of tools/redis_suite.UNITS.
 SUITE_UNITS = ("type/string", "expire", "protocol")
 PASS_SHARE = 0.95   # of the tests Debian's redis-server passes with the same flags
-HEAP_MB = 64        # per process: maxmemory is half of it (userland/net/redis_percore.c)
-
-_programs: dict[str, object] = {}
-
-
-def redis_program(arch: str):
-    """build/posix/<arch>/redis-server, built once a session (make posix)."""
-    if arch not in _programs:
-        subprocess.run(["make", "-s", "-C", str(REPO), "posix", f"ARCH={arch}", "-j2"], check=True,
-                       capture_output=True, text=True)
-        _programs[arch] = REPO / "build" / "posix" / arch / "redis-server"
-    return _programs[arch]
-
 
 @pytest.fixture(scope="module", params=CONFIGS)
 def server(request):
     arch, lock, cpus = request.param
     s = Server(arch, lock, cpus, posix_program=redis_program(arch),
-               cmdline=f"app=redis impl=posix heap_mb={HEAP_MB} redis_debug=1")
+               cmdline=f"app=redis heap_mb={HEAP_MB} redis_debug=1")
     s.arch = arch
     try:
         s.read_until_serving()
@@ -65,15 +52,10 @@ def baseline():
     return redis_suite.baseline_run(SUITE_UNITS, say=lambda *a, **k: None)
 
 
-def info(port: int, section: str) -> dict[str, str]:
-    text = redis_cli(port, "INFO", section)
-    return dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-
-
 def test_every_instance_is_redis_7_0(server):
     assert len(server.ports) == 3
     for port in server.ports:
-        server_info = info(port, "server")
+        server_info = info_section(port, "server")
         assert server_info["redis_version"].startswith("7.0."), server_info
         assert server_info["multiplexing_api"] == "epoll"
         assert redis_cli(port, "CONFIG", "GET", "save") == "save"     # no save points: ""
@@ -107,17 +89,6 @@ def test_redis_own_suite_passes_what_debian_redis_passes(server, baseline):
     tails = {r["unit"]: r["tail"] for r in results if missing.get(r["unit"])}
     assert c["ratio"] >= PASS_SHARE, (f"{c['ok']} of {c['baseline_ok']} passed; missing: {missing}; "
                                       f"the units' output ended: {tails}")
-
-
-def resp_reply(port: int, request: bytes) -> bytes:
-    """Send raw bytes on a fresh connection; what comes back before the server closes it."""
-    with socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT) as s:
-        s.sendall(request)
-        s.shutdown(socket.SHUT_WR)
-        reply = b""
-        while chunk := s.recv(65536):
-            reply += chunk
-    return reply
 
 
 def test_malformed_and_oversized_requests_get_redis_errors(server):

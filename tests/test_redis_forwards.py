@@ -40,10 +40,10 @@ sys.stdin.read()
 
 
 def test_redis_forwards_one_port_per_served_instance():
-    assert qemu_run.served_ports("app=redis", 4) == 1
-    assert qemu_run.served_ports("app=redis layout=single", 4) == 1
+    assert qemu_run.served_ports("app=redis", 4) == 3
+    assert qemu_run.served_ports("app=redis", 1) == 1
     assert qemu_run.served_ports("app=redis layout=percore accel=tcg", 4) == 3
-    assert qemu_run.served_ports("app=redis layout=percore", 1) == 1
+    assert qemu_run.served_ports("app=redis layout=processes", 4) == 1
     assert qemu_run.served_ports("app=tests only=nic", 2) == 2
 
 

@@ -185,10 +185,9 @@ def test_plots_of_throughput_xput_and_kernel_cost(tmp_path):
     assert plots.redis_xput([], tmp_path / "none") == []
 
 
-def test_served_host_ports_and_the_mark_command():
+def test_served_host_ports_and_the_benchmark_command():
     records = rec.parse_text(console(cpus=2))
     assert redis_run.served_host_ports(records) == [40000]  # the app serves 6379 only
-    assert redis_run.mark_command(12) == b"*3\r\n$5\r\nDEBUG\r\n$6\r\nKSTATS\r\n$2\r\n12\r\n"
     assert redis_run.benchmark_command(40000, 200, 5)[:7] == \
         ["redis-benchmark", "-h", "127.0.0.1", "-p", "40000", "-n", "200"]
 
@@ -273,28 +272,24 @@ def test_a_control_request_without_a_reply_times_out():
 
 def test_the_marks_go_to_the_control_port_the_redis_record_names():
     net = {"net": {"forwards": [{"host": 40000, "guest": 6379}], "udp": [{"host": 40007, "guest": 7000}]}}
-    posix = {"redis": {"ports": [6379], "control": 7000, "impl": "posix"}}
-    assert redis_run.control_port([net, posix]) == 40007
-    # layout=single names no control port: its marks are DEBUG KSTATS commands.
+    served = {"redis": {"ports": [6379], "control": 7000}}
+    assert redis_run.control_port([net, served]) == 40007
+    # A record without a control port (a Linux guest's) and a qemu_run without the UDP forward.
     assert redis_run.control_port([net, {"redis": {"ports": [6379]}}]) is None
-    # A qemu_run without the UDP forward.
-    assert redis_run.control_port([{"net": {"forwards": []}}, posix]) is None
+    assert redis_run.control_port([{"net": {"forwards": []}}, served]) is None
 
 
 def test_the_server_is_named_by_the_real_redis_own_version():
-    posix = [{"redis": {"ports": [6379], "control": 7000, "impl": "posix"}}]
-    assert redis_run.server_name(posix, {"redis_version": "7.0.15"}) == "redis 7.0.15"
-    builtin = [{"redis": {"ports": [6379], "control": 7000, "impl": "builtin"}}]
-    assert redis_run.server_name(builtin, {"redis_version": "7.0.15"}) == redis_run.OWN_SERVER
+    served = [{"redis": {"ports": [6379], "control": 7000}}]
+    assert redis_run.server_name(served, {"redis_version": "7.0.15"}) == "redis 7.0.15"
+    assert redis_run.server_name(served) == "redis"
 
 
 def test_server_operations_leave_out_the_hosts_own_commands():
-    # Two ports: each counts its first INFO; the first also the two DEBUG KSTATS marks.
+    # Two ports: each counts its first INFO; the marks go to the control port, not to a server.
     before = {40000: 10, 40001: 0}
-    after = {40000: 10 + 1 + 2 + 400, 40001: 1 + 400}
+    after = {40000: 10 + 1 + 400, 40001: 1 + 400}
     assert redis_run.server_operations(before, after) == 800
-    # Marks on the control port are no commands of the servers.
-    assert redis_run.server_operations(before, {40000: 10 + 1 + 400, 40001: 1 + 400}, 0) == 800
     assert redis_run.server_operations(before, {40000: 413, 40001: None}) is None
     assert redis_run.server_operations({}, after) is None
 

@@ -1,6 +1,6 @@
 """The soak test: the real Redis, hosted by the kernel, under a mixed load.
 
-One boot of the real Redis (Debian's 7.0.15 on the POSIX personality, `app=redis impl=posix`,
+One boot of the real Redis (Debian's 7.0.15 on the POSIX personality, `app=redis`,
 docs/posix.md) on x86_64 with LOCK=fine and 4 CPUs, the configuration most likely to expose races:
 the NIC driver on core 0 and three Redis processes, one per further core.  It serves for
 REDIS_SOAK_SECONDS while the host drives all three instances from four threads at once, every one
@@ -37,12 +37,12 @@ At the end, with every client stopped, the test asserts that:
   neither `used_memory` in any sample nor Redis's `used_memory_peak` ever went above it; and
   after FLUSHALL `used_memory` is back within FLUSH_TOLERANCE of its value before the load.
 
-No longer checked, since only the project's own server reported them: lwIP's TCP pcbs and lwIP's
-heap (the real Redis's INFO knows nothing of the stack under its sockets), and the server's heap
-to the byte (Redis counts its own allocations in `used_memory`, not the personality's heap, and
-keeps some of what a load leaves behind: FLUSH_TOLERANCE says what).  The connection counters by
-cause (evicted, reset, aborted by lwIP) were the project's server's own; Redis's INFO has
-connections received and rejected, commands and error replies, which the test prints instead.
+Not checked, since Redis's INFO cannot report them: lwIP's TCP pcbs and lwIP's heap (Redis knows
+nothing of the stack under its sockets), the heap to the byte (Redis counts its own allocations in
+`used_memory`, not the personality's heap, and keeps some of what a load leaves behind:
+FLUSH_TOLERANCE says what), and connections lost by cause (evicted, reset, aborted by lwIP).
+Redis's INFO has connections received and rejected, commands and error replies, which the test
+prints instead.
 
 Nothing asserts a rate: a slow host does fewer operations, and the figures printed at the end
 (operations and errors of each client) say how many.  The test skips, saying why, without lwIP's,
@@ -51,7 +51,6 @@ Redis's or musl's source, redis-benchmark, or Java and Maven.
 from __future__ import annotations
 
 import itertools
-import json
 import os
 import random
 import select
@@ -64,10 +63,10 @@ import time
 import pytest
 
 import redis_run
-from conftest import REPO
+import ycsb
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO
 from records import PREFIX
-from test_posix_redis import HEAP_MB, redis_program
-from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Resp, RespError, Server, flood, info, ycsb
+from redis_guest import HEAP_MB, Resp, RespError, Server, flood, info, redis_program
 
 # The short soak of `make test`; `make soak` sets 600 s, 0 skips.
 SOAK_SECONDS = float(os.environ.get("REDIS_SOAK_SECONDS", "90"))
@@ -482,15 +481,6 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
     return len(acked.strings) + len(acked.fields) + 1, wrong
 
 
-def control_port(server: Server) -> int:
-    """The host UDP port of the NIC driver's control port (docs/network.md)."""
-    records = [json.loads(line[len(PREFIX):]) for line in server.log.splitlines()
-               if line.startswith(PREFIX) and ('"net"' in line or '"redis"' in line)]
-    port = redis_run.control_port(records)
-    assert port is not None, f"no control port forwarded:\n{server.log[-4000:]}"
-    return port
-
-
 @pytest.mark.skipif(SOAK_SECONDS <= 0, reason="REDIS_SOAK_SECONDS=0 skips the soak (default 90 s; `make soak`: 600 s)")
 @pytest.mark.skipif(not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
                     or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
@@ -503,14 +493,14 @@ def control_port(server: Server) -> int:
 def test_soak_mixed_load(capsys):
     server = Server(ARCH, LOCK, CPUS, guest_timeout=SOAK_SECONDS + 3600,
                     posix_program=redis_program(ARCH),
-                    cmdline=f"app=redis impl=posix heap_mb={HEAP_MB} redis_debug=1")
+                    cmdline=f"app=redis heap_mb={HEAP_MB} redis_debug=1")
     stop = threading.Event()
     try:
         server.read_until_serving()
         console = Console(server)
         ports = server.ports
         assert len(ports) == INSTANCES, server.log
-        control = control_port(server)
+        control = server.control_port()
         wait_for_drain(ports)
         boot = forgotten(ports)
         seed = random.randrange(1 << 32)

@@ -2,7 +2,7 @@
 
 002 (section 4.3) loads 32,000 records, "to entirely fill our prototype's memory limitations", and
 runs workload A on them.  Here Debian's Redis 7.0 on the POSIX personality (docs/posix.md,
-`app=redis impl=posix`): one boot each of x86_64 `bkl` on 1 CPU (the NIC driver and one Redis
+`app=redis`): one boot each of x86_64 `bkl` on 1 CPU (the NIC driver and one Redis
 process on core 0) and `fine` on 2 CPUs (the driver on core 0, Redis on core 1), the load phase of
 32,000 records (10 fields of 100 bytes each) and a run phase of 32,000 operations (50 % reads,
 50 % updates, zipfian), with 0 errors, and then every record read back whole: the binding's key
@@ -21,10 +21,9 @@ import shutil
 
 import pytest
 
-from conftest import REPO
-from test_posix_redis import redis_program
-from test_redis_guest import CLIENT_TIMEOUT, LWIP_PRESENT, Server, redis_cli, ycsb
-from test_redis_soak import Resp
+import ycsb
+from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, redis_cli
+from redis_guest import Resp, Server, redis_program
 
 RECORDS = OPERATIONS = 32000
 FIELDS = 10
@@ -43,7 +42,7 @@ pytestmark = [
 @pytest.mark.parametrize("lock,cpus", [("bkl", 1), ("fine", 2)], ids=["bkl-1cpu", "fine-2cpu"])
 def test_ycsb_workload_a_with_32000_records(lock, cpus):
     server = Server("x86_64", lock, cpus, posix_program=redis_program("x86_64"),
-                    cmdline=f"app=redis impl=posix heap_mb={HEAP_MB}")
+                    cmdline=f"app=redis heap_mb={HEAP_MB}")
     try:
         server.read_until_serving()
         result = ycsb.workload_a(server.ports, records=RECORDS, operations=OPERATIONS,

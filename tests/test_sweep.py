@@ -130,10 +130,10 @@ def test_quick_plan_expansion():
     assert {(j.bench, j.cpus, j.delay) for j in timed if j.lock == "bkl"} == {
         ("pingpong", 1, None), ("redis", 1, None), ("redis", 2, None)}
     assert "mcpingpong" not in {j.bench for j in jobs}
-    # The real Redis: its own variant of each lock, booted impl=posix.
+    # The real Redis: its own variant of each lock.
     redis = [j for j in jobs if j.bench == "redis"]
     assert all(j.posix and j.variant.endswith("-posix") for j in redis)
-    assert redis[0].cmdline("") == "app=redis impl=posix"
+    assert redis[0].cmdline("") == "app=redis"
     assert not any(j.posix for j in jobs if j.bench != "redis")
     # The lock statistics: bkl built with LOCKSTATS=1, after the timed runs.
     stats = jobs[len(timed):]
@@ -145,17 +145,6 @@ def test_quick_plan_expansion():
     assert stats[0].id == "bkl-stats/pingpong/cpus=1/delay=-/rep=0"
     assert "rtm" not in {j.lock for j in sweep.expand(sweep.quick_plan("arm-imx6"))}
     assert len({j.id for j in jobs}) == len(jobs)
-
-
-def test_redis_layout_is_per_core_on_several_cores():
-    plan = sweep.quick_plan("x86_64")
-    plan.redis_impl = "builtin"
-    assert plan.redis_layout == "auto"
-    assert sweep.redis_layout(plan, 1) == "single" and sweep.redis_layout(plan, 2) == "percore"
-    plan.redis_layout = "single"
-    assert sweep.redis_layout(plan, 4) == "single"
-    plan.redis_impl, plan.redis_layout = "posix", "auto"
-    assert sweep.redis_layout(plan, 1) == "percore" and sweep.redis_layout(plan, 4) == "percore"
 
 
 def test_job_command_line():
@@ -203,14 +192,12 @@ def test_cli_parsing():
         sweep.plan_from_args(sweep.parse_args(["--arch", "arm-imx6", "--locks", "rtm"]))
     with pytest.raises(ValueError, match="unknown lock"):
         sweep.plan_from_args(sweep.parse_args(["--locks", "mutex"]))
-    assert quick.redis_impl == "posix"
-    builtin = sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-impl", "builtin",
-                                                     "--redis-layout", "single"]))
-    assert (builtin.redis_impl, builtin.redis_layout) == ("builtin", "single")
-    with pytest.raises(ValueError, match="single needs --redis-impl builtin"):
-        sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-layout", "single"]))
+    assert quick.redis_layout == "percore"
     processes = sweep.plan_from_args(sweep.parse_args(["--quick", "--redis-layout", "processes"]))
-    assert (processes.redis_impl, processes.redis_layout) == ("posix", "processes")
+    assert processes.redis_layout == "processes"
+    for gone in (["--redis-impl", "builtin"], ["--redis-layout", "single"]):
+        with pytest.raises(SystemExit):
+            sweep.parse_args(["--quick", *gone])
     with pytest.raises(SystemExit):
         sweep.parse_args(["--resume", "x", "--quick"])
 
@@ -243,7 +230,7 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     assert len(boots) == 15
     assert all(option(c, "--accel") == "tcg" and "--icount" in c for c in boots)
     # UNSAFE=1 only for none's Redis variant, which runs on two cores.
-    assert all(("--unsafe" in c) == (option(c, "--lock") == "none" and "impl=posix" in option(c, "--cmdline"))
+    assert all(("--unsafe" in c) == (option(c, "--lock") == "none" and "app=redis" in option(c, "--cmdline"))
                for c in boots)
     assert option(boots[0], "--image") == str(image)
     assert option(boots[9], "--image") == str(tmp_path / "repo/build/x86_64-rtm/kernel.elf")
@@ -253,8 +240,8 @@ def test_sweep_builds_once_chooses_accel_and_writes_results(tmp_path):
     # The timed ping-pong also runs with the kernel's timing on (the Redis window's cost); the
     # statistics build's does not.
     assert option(boots[0], "--cmdline") == "app=pingpong timing=1"
-    assert option(boots[-2], "--cmdline") == "app=redis impl=posix lockstats=1 layout=percore"
-    assert option(boots[-1], "--cmdline") == "app=redis impl=posix lockstats=1 layout=percore"
+    assert option(boots[-2], "--cmdline") == "app=redis lockstats=1 layout=percore"
+    assert option(boots[-1], "--cmdline") == "app=redis lockstats=1 layout=percore"
     assert boots[-1][-1] == "--net" and option(boots[-1], "--requests") == "200"
     assert any("guest INSTRUCTIONS, not cycles" in line for line in lines)
     text = "\n".join(lines)
@@ -447,28 +434,27 @@ def test_a_failed_make_posix_fails_the_real_redis_boots_only(tmp_path):
     assert any("bkl-posix cpus=2 redis ... FAIL the real Redis could not be built" in line for line in lines)
 
 
-def test_the_builtin_server_keeps_its_layouts_and_plain_image(tmp_path):
-    args = ["--locks", "bkl", "--benchmarks", "redis", "--redis-cpus", "1,2", "--accel", "tcg",
-            "--redis-impl", "builtin", "--run", "r1", "--no-report"]
-    make, qemu = FakeMake(), FakeQemu()
-    status, _ = run_main(tmp_path, args, qemu, make)
-    assert status == 0
-    assert not [c for c in make.calls if "posix" in c or any("POSIX_PROGRAM" in w for w in c)]
-    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis layout=single",
-                                                            "app=redis layout=percore"]
-
-
 def test_the_real_redis_runs_in_the_three_process_layout_when_asked(tmp_path):
     args = ["--locks", "bkl", "--benchmarks", "redis", "--redis-cpus", "1", "--accel", "tcg",
             "--redis-layout", "processes", "--run", "r1", "--no-report"]
     make, qemu = FakeMake(), FakeQemu()
     status, _ = run_main(tmp_path, args, qemu, make)
     assert status == 0
-    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis impl=posix layout=processes"]
+    assert [option(c, "--cmdline") for c in qemu.calls] == ["app=redis layout=processes"]
 
 
-def test_a_stored_plan_without_an_impl_resumes_on_the_builtin_server(tmp_path):
+def test_a_stored_plan_of_the_real_redis_resumes_and_one_of_the_builtin_server_is_refused(tmp_path):
     state = tmp_path / "state.json"
-    plan = {k: v for k, v in sweep.asdict(sweep.Plan()).items() if k != "redis_impl"}
-    state.write_text(json.dumps({"plan": plan, "completed": []}))
-    assert sweep.State.load(state).plan.redis_impl == "builtin"
+    stored = dict(sweep.asdict(sweep.Plan()), redis_impl="posix", redis_layout="auto")
+    state.write_text(json.dumps({"plan": stored, "completed": []}))
+    assert sweep.State.load(state).plan.redis_layout == "percore"
+    for builtin in ({"redis_impl": "builtin"}, {"redis_layout": "single"}):
+        state.write_text(json.dumps({"plan": dict(stored, **builtin), "completed": []}))
+        with pytest.raises(ValueError, match="own Redis-protocol server"):
+            sweep.State.load(state)
+    (tmp_path / "r1").mkdir()
+    (tmp_path / "r1" / "state.json").write_text(state.read_text())
+    status, lines = run_main(tmp_path, ["--resume", "r1"], FakeQemu())
+    assert status == 2 and any("start a new sweep" in line for line in lines)
+
+

@@ -206,15 +206,13 @@ def port_forwards(host_ports: list[int]) -> list[tuple[int, int]]:
 def served_ports(cmdline: str, cpus: int) -> int:
     """How many guest ports --net forwards by default: those the app serves.
 
-    The app `redis` serves one port in its default layout and one per core but the driver's
-    in layout=percore and with impl=posix, which is that layout (one on one core); other apps
-    get one per CPU.
+    The app `redis` serves one port per core but the driver's in its default layout,
+    layout=percore (one on one core), and one in layout=processes; other apps get one per CPU.
     """
     words = dict(w.split("=", 1) for w in cmdline.split() if "=" in w)
     if words.get("app") != "redis":
         return cpus
-    percore = words.get("layout") == "percore" or words.get("impl") == "posix"
-    return max(1, cpus - 1) if percore else 1
+    return 1 if words.get("layout") == "processes" else max(1, cpus - 1)
 
 
 def hostfwd(forwards: list[tuple[int, int]], udp_forwards: list[tuple[int, int]] | None = None) -> str:

@@ -1,8 +1,7 @@
 """The Redis benchmark's figures, from the records of one boot.
 
 A measured window is two marks: the host sends `kstats <tag>` to the NIC
-driver's control port (or `DEBUG KSTATS <tag>` to the guest's one server in
-layout=single) at the start and at the end of the load
+driver's control port at the start and at the end of the load
 (tools/redis_run.py), and at each mark the kernel prints one `kstats`
 record per core (docs/console.md) followed by one `lockstats` record per
 core (all zero unless the build has LOCKSTATS=1; each mark resets them, so

@@ -26,10 +26,11 @@ import model
 import procstat
 import records as rec
 import redis_figures
-import redis_run
 
 LOCK_ORDER = ("none", "bkl", "fine", "rtm")
 MODEL_CORES = (1, 2, 4, 8, 16)
+# The server column of a bench record that names no server.
+UNNAMED_SERVER = "unnamed"
 
 
 @dataclass
@@ -41,7 +42,7 @@ class Boot:
     stats: bool = False  # a LOCKSTATS=1 build: slower, but it measures the lock's hold time
     emulated: bool = True  # under TCG: wall-clock rates are emulation speed
     arch: str = "x86_64"
-    server: str = redis_run.OWN_SERVER  # the server the boot ran (the bench record's config)
+    server: str = UNNAMED_SERVER  # the server the boot ran (the bench record's config)
 
     @property
     def variant(self) -> str:
@@ -86,7 +87,7 @@ def boots(records) -> list[Boot]:
                           emulated=meta.get("accel", "tcg") == "tcg",
                           arch=arch,
                           server=rec.field(rec.benches(group, "redis")[-1], "server",
-                                           redis_run.OWN_SERVER)))
+                                           UNNAMED_SERVER)))
     return found
 
 

@@ -6,12 +6,10 @@ while the guest serves:
   1. waits for qemu_run's `net` record (host port -> guest port) and the
      app's `redis` record (the guest ports it serves, docs/network.md);
   2. sends the start mark (tag 1: the kernel prints a `kstats` and a
-     `lockstats` record per core, docs/console.md): to the NIC driver's
-     control port when the `redis` record names one (a UDP datagram
+     `lockstats` record per core, docs/console.md) to the NIC driver's
+     control port, which the `redis` record names (a UDP datagram
      "kstats 1", sent again every second until its "OK kstats 1",
-     docs/network.md), which is how the real Redis (impl=posix) is marked;
-     else as `DEBUG KSTATS 1` to the first server (the project's own, in
-     layout=single).  A Linux guest (docs/linux-baseline.md) names a marks
+     docs/network.md).  A Linux guest (docs/linux-baseline.md) names a marks
      port in its `linux` record instead, and the marks go there as a line
      "<tag>" ("<tag> print" at the end, after which it prints its
      `procstat` records of both marks);
@@ -19,16 +17,15 @@ while the guest serves:
      port: Debian's redis-benchmark (`-t set,get`, a bounded number of
      requests), or YCSB workload A (tools/ycsb.py: its load phase before the
      start mark, its run phase inside the window);
-  4. sends `DEBUG KSTATS 2` (the end mark) and waits for its records;
+  4. sends the end mark (tag 2) the same way and waits for its records;
   5. stops QEMU, and adds a host record
      `{"bench": "redis", "config": {...}, "ops": N, "ops_source": "server", "ops_configured": N,
      "errors": N, "seconds": S}` to the console text, which tools/redis_figures.py turns into
      figures.  `ops` is what the servers counted (INFO's total_commands_processed of every
      served port just before the start mark and just after the end mark, less the host's own
-     INFO commands and the DEBUG KSTATS marks sent as commands); a server without that count
-     leaves the configured request count, and `ops_source` says which.  `server` is the server
-     the guest's `redis` record names; for impl=posix, "redis" and the version its INFO
-     reports; else the project's own (userland/redis).
+     INFO commands); a server without that count leaves the configured request count, and
+     `ops_source` says which.  `server` is the server the guest's `redis` record names (a Linux
+     guest's); else "redis" and the version its INFO reports.
 
 Every wait is bounded by the boot's timeout; servers are reached on
 127.0.0.1 only.  Returns (status, console text) like sweep.py's runners:
@@ -64,12 +61,6 @@ MARK_TIMEOUT = 60.0  # seconds for a mark's reply and records, whatever the load
 CONTROL_RESEND = 1.0
 
 
-def mark_command(tag: int) -> bytes:
-    """DEBUG KSTATS <tag> as a RESP2 array."""
-    words = [b"DEBUG", b"KSTATS", str(tag).encode()]
-    return b"*%d\r\n" % len(words) + b"".join(b"$%d\r\n%s\r\n" % (len(w), w) for w in words)
-
-
 def request_line(port: int, data: bytes, timeout: float) -> str:
     """Send data to 127.0.0.1:port; the reply's first line."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
@@ -81,11 +72,6 @@ def request_line(port: int, data: bytes, timeout: float) -> str:
                 break
             reply += chunk
     return reply.decode(errors="replace").strip()
-
-
-def send_mark(port: int, tag: int, timeout: float) -> str:
-    """Send a mark to the server at 127.0.0.1:port; its reply line."""
-    return request_line(port, mark_command(tag), timeout)
 
 
 def read_reply(sock: socket.socket) -> bytes:
@@ -141,9 +127,6 @@ def control_request(port: int, request: str, timeout: float) -> str:
                 continue
 
 
-OWN_SERVER = "the project's userland/redis"
-
-
 def send_linux_mark(port: int, tag: int, timeout: float) -> str:
     """A mark on a Linux guest's marks port: its reply line.  The end mark also asks the guest
     to print its records (tools/linux_init.sh)."""
@@ -151,16 +134,15 @@ def send_linux_mark(port: int, tag: int, timeout: float) -> str:
     return request_line(port, line.encode(), timeout)
 
 
-def server_operations(before: dict, after: dict, marks_to_server: int = 2) -> int | None:
+def server_operations(before: dict, after: dict) -> int | None:
     """The commands the servers ran between two snapshots of INFO's
     total_commands_processed ({port: count}), less the host's own: each
-    port's first INFO (counted once it has run) and the marks sent to the
-    first port as commands (the two DEBUG KSTATS; none when the marks go to
-    the control port or to a Linux guest's marks port).  None when a server
-    did not report the count."""
+    port's first INFO (counted once it has run).  The marks are no commands
+    of the servers: they go to the control port or a Linux guest's marks
+    port.  None when a server did not report the count."""
     if not before or set(before) != set(after) or None in before.values() or None in after.values():
         return None
-    return sum(after[p] - before[p] for p in before) - len(before) - marks_to_server
+    return sum(after[p] - before[p] for p in before) - len(before)
 
 
 def benchmark_command(port: int, requests: int, clients: int, tests=BENCHMARK_TESTS) -> list:
@@ -260,7 +242,7 @@ def served_host_ports(records) -> list[int]:
 
 def control_port(records) -> int | None:
     """The host UDP port that reaches the NIC driver's control port the `redis` record names,
-    or None when it names none (layout=single) or qemu_run forwards none to it."""
+    or None when it names none (a Linux guest) or qemu_run forwards none to it."""
     named = [r["redis"]["control"] for r in rec.of_type(records, "redis") if "control" in r["redis"]]
     udp = {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"].get("udp", [])}
     return udp.get(named[-1]) if named else None
@@ -273,16 +255,13 @@ def linux_marks_port(records) -> int | None:
 
 
 def server_name(records, info: dict | None = None) -> str:
-    """The server the guest's `redis` record names; with impl=posix, the real Redis, by the
-    version its INFO (info, when given) reports; else the project's own."""
-    redis = [r["redis"] for r in rec.of_type(records, "redis")]
-    named = [r["server"] for r in redis if "server" in r]
+    """The server the guest's `redis` record names (a Linux guest's); else the real Redis, by
+    the version its INFO (info, when given) reports."""
+    named = [r["redis"]["server"] for r in rec.of_type(records, "redis") if "server" in r["redis"]]
     if named:
         return named[-1]
-    if redis and redis[-1].get("impl") == "posix":
-        version = (info or {}).get("redis_version")
-        return f"redis {version}" if version else "redis (impl=posix)"
-    return OWN_SERVER
+    version = (info or {}).get("redis_version")
+    return f"redis {version}" if version else "redis"
 
 
 def _linux_marks_printed(records) -> bool:
@@ -321,7 +300,7 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
     notes: list[str] = []
     status = 1
 
-    def mark(port: int, tag: int) -> None:
+    def mark(tag: int) -> None:
         linux = linux_marks_port(console.records)
         control = control_port(console.records)
         if linux is not None:
@@ -332,8 +311,7 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
             reply, ok = control_request(control, f"kstats {tag}", MARK_TIMEOUT), f"OK kstats {tag}"
             printed = _mark_printed(tag)
         else:
-            reply, ok = send_mark(port, tag, MARK_TIMEOUT), "+OK"
-            printed = _mark_printed(tag)
+            raise MarkError("the guest names no control port for the marks")
         if reply != ok or not console.wait_for(printed, time.monotonic() + MARK_TIMEOUT):
             raise MarkError(f"the mark {tag} failed (reply {reply!r})")
 
@@ -359,7 +337,7 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
             infos = {p: server_info(p, MARK_TIMEOUT) for p in ports}
             counts["info"] = infos[ports[0]]
             counts["before"] = {p: commands_processed(i) for p, i in infos.items()}
-            mark(ports[0], redis_figures.START_TAG)
+            mark(redis_figures.START_TAG)
 
         if client == "ycsb":
             configured, errors, seconds, more = run_ycsb(ports, records, requests, deadline, start)
@@ -377,12 +355,9 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
             config = {"client": "redis-benchmark", "ports": len(ports), "requests": requests,
                       "clients": clients, "tests": list(tests)}
         notes += more
-        mark(ports[0], redis_figures.END_TAG)
-        marks_elsewhere = (linux_marks_port(console.records) is not None
-                           or control_port(console.records) is not None)
+        mark(redis_figures.END_TAG)
         counted = server_operations(counts.get("before", {}),
-                                    {p: commands_processed(server_info(p, MARK_TIMEOUT)) for p in ports},
-                                    0 if marks_elsewhere else 2)
+                                    {p: commands_processed(server_info(p, MARK_TIMEOUT)) for p in ports})
         config["server"] = server_name(console.records, counts.get("info"))
         # The servers' own count when they keep one; the clients' configured count otherwise.
         record = {"bench": "redis", "config": config,

@@ -10,7 +10,7 @@ suite, since the harness writes into its own folder.
     python3 tools/redis_suite.py --port P [--host H] [--units type/string,expire] [--json out.json]
     python3 tools/redis_suite.py --baseline [--units ...]     # Debian's redis-server, on a free port
     python3 tools/redis_suite.py --guest x86_64-bkl-4 [--guest ...] [--markdown out.md]
-        # the kernel-hosted real Redis (app=redis impl=posix), each against the baseline
+        # the kernel-hosted real Redis (app=redis), each against the baseline
 
 A unit's result is its tests' verdicts: ok, err, exception (the unit stopped there) and
 skip; `compare()` says which of the tests that Debian's server passes the other one
@@ -202,7 +202,7 @@ def guest_run(config: str, units, say=print) -> tuple[list[dict], str]:
     subprocess.run(["make", "-s", "posix", f"ARCH={arch}", "-j2"], cwd=ROOT, check=True)
     program = os.path.join(ROOT, "build", "posix", arch, "redis-server")
     cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis", "NET=1",
-           f"POSIX_PROGRAM={program}", f"ARGS=impl=posix heap_mb={GUEST_HEAP_MB}", "TIMEOUT=7200"]
+           f"POSIX_PROGRAM={program}", f"ARGS=heap_mb={GUEST_HEAP_MB}", "TIMEOUT=7200"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace", start_new_session=True)
     console = redis_run.Console(proc.stdout)

@@ -12,21 +12,19 @@ See docs/results.md.
     python3 tools/sweep.py --locks bkl,fine --cpus 1,2 --delays 0,2000,4000
     python3 tools/sweep.py --resume 20240101-120000
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1,2,4
-    python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 2,4 --redis-impl builtin
     python3 tools/sweep.py --locks bkl,fine --benchmarks redis --redis-cpus 1 --redis-layout processes
 
 The Redis benchmark (`redis`) boots the app `redis` with a NIC and drives it
 from the host through tools/redis_run.py (redis-benchmark on every served
 port at once, one client per instance, between two marks on the NIC driver's
 control port); its figures come from tools/redis_figures.py.  The server is
-the real Redis (`--redis-impl posix`, the default: Debian's redis-server 7.0.15
-built by `make posix` once per sweep and embedded in a variant of each lock's
-kernel, `impl=posix`, by default the papers' per-core layout on every core
-count: on one core the driver and one Redis process share core 0;
-`--redis-layout processes` gives the papers' one-core layout, the driver, the
-lwIP stack and Redis as three processes on core 0).  `--redis-impl builtin`
-measures the project's own server instead (userland/redis, `--redis-layout`:
-single on one core, percore on more by default).  A boot whose guest has no
+the real Redis (Debian's redis-server 7.0.15 built by `make posix` once per
+sweep and embedded in a variant of each lock's kernel), by default in the
+papers' per-core layout on every core count: on one core the driver and one
+Redis process share core 0; `--redis-layout processes` gives the papers'
+one-core layout, the driver, the lwIP stack and Redis as three processes on
+core 0.  A stored sweep that measured another server cannot be resumed.
+A boot whose guest has no
 Redis server (no lwIP in the build) is reported as skipped with the guest's
 reason, not as failed.
 
@@ -105,18 +103,13 @@ class Plan:
     redis_clients: int = 10
     redis_tests: str = "set,get"  # redis-benchmark's tests in the window: set,get, set or get
     redis_records: int = 32000
-    # The server: "posix", the real Redis (make posix's redis-server, embedded in
-    # the kernel image: app=redis impl=posix, the per-core layout), or "builtin",
-    # the project's own (userland/redis) in redis_layout.
-    redis_impl: str = "posix"
-    # The layout (docs/network.md): "single" (builtin only), one instance on
-    # core 0; "percore", the papers' layout, one instance per further core, all
+    # The layout of the real Redis (make posix's redis-server, embedded in the
+    # kernel image; docs/network.md): "percore", the papers' layout, one Redis
+    # process per further core (on one core, beside the driver on core 0), all
     # driven at once, one client per instance; "processes", the papers'
-    # one-core layout, the driver, the lwIP stack and the server as three
-    # processes on core 0; "auto", percore on more than one core (so that every
-    # core serves) and, on one, single (builtin) or percore (posix: the driver
-    # and one Redis process share core 0).
-    redis_layout: str = "auto"
+    # one-core layout, the driver, the lwIP stack and Redis as three processes
+    # on core 0.
+    redis_layout: str = "percore"
     # The single-core ping-pong also runs with the kernel's timing on (timing=1), which the Redis
     # window runs with: what it adds to a kernel entry (tools/redis_report.py).
     pingpong_timing: bool = False
@@ -130,7 +123,11 @@ class Job:
     delay: int | None
     rep: int
     stats: bool = False  # a LOCKSTATS=1 build, run with lockstats=1
-    posix: bool = False  # the real Redis: the image embeds it (POSIX_PROGRAM), booted impl=posix
+
+    @property
+    def posix(self) -> bool:
+        """The image embeds the real Redis (POSIX_PROGRAM), which the Redis benchmark serves."""
+        return self.bench == "redis"
 
     @property
     def variant(self) -> str:
@@ -152,8 +149,6 @@ class Job:
 
     def cmdline(self, extra: str) -> str:
         words = [f"app={self.bench}"]
-        if self.posix:
-            words.append("impl=posix")
         if self.delay is not None:
             words.append(f"delay={self.delay}")
         if self.stats:
@@ -195,23 +190,15 @@ def expand(plan: Plan) -> list[Job]:
                 else:
                     cpus_list = plan.stats_cpus if stats else plan.cpus
                 delays = plan.delays if bench in DELAYED else [None]
-                posix = bench == "redis" and plan.redis_impl == "posix"
                 for cpus in cpus_list:
                     for delay in delays:
                         for rep in range(1 if stats else plan.reps):
-                            jobs.append(Job(lock, bench, cpus, delay, rep, stats, posix))
+                            jobs.append(Job(lock, bench, cpus, delay, rep, stats))
     if LINUX in plan.benchmarks:
         for cpus in plan.redis_cpus:
             for rep in range(plan.reps):
                 jobs.append(Job(LINUX_LOCK, LINUX, cpus, None, rep))
     return jobs
-
-
-def redis_layout(plan: Plan, cpus: int) -> str:
-    """The layout a Redis boot on `cpus` cores uses."""
-    if plan.redis_layout == "auto":
-        return "percore" if cpus > 1 or plan.redis_impl == "posix" else "single"
-    return plan.redis_layout
 
 
 # --- building -------------------------------------------------------------------
@@ -392,8 +379,15 @@ class State:
     @classmethod
     def load(cls, path: Path) -> "State":
         data = json.loads(path.read_text())
-        # A stored sweep that names no redis_impl measured the project's own server.
-        data["plan"].setdefault("redis_impl", "builtin")
+        plan = data["plan"]
+        # A plan stored with an older tree may name the server it measured: the real Redis
+        # ("posix", whose "auto" layout was the per-core one) or the project's own
+        # Redis-protocol server, which the tree no longer has.
+        if plan.pop("redis_impl", "posix") != "posix" or plan.get("redis_layout") == "single":
+            raise ValueError(f"{path}: this sweep measured the project's own Redis-protocol server, "
+                             "which the tree no longer has: start a new sweep")
+        if plan.get("redis_layout") == "auto":
+            plan["redis_layout"] = "percore"
         return cls(path, Plan(**data["plan"]), data.get("accel"), data.get("icount"),
                    data.get("completed", []), data.get("git"))
 
@@ -538,7 +532,7 @@ def sweep(state: State, run_dir: Path, repo: Path, runner: Runner = subprocess_r
         if job.bench == "pingpong" and plan.pingpong_timing and not job.stats:
             extra = " ".join(w for w in (plan.args, "timing=1") if w)
         if job.bench == "redis":
-            extra = " ".join(w for w in (plan.args, f"layout={redis_layout(plan, job.cpus)}") if w)
+            extra = " ".join(w for w in (plan.args, f"layout={plan.redis_layout}") if w)
         cmd = boot_command(repo, plan.arch, job.lock, image, job.cpus, state.accel, state.icount,
                            unsafe, plan.timeout, job.cmdline(extra), log)
         if job.bench in NETWORKED:
@@ -672,14 +666,11 @@ def parse_args(argv=None) -> argparse.Namespace:
                    help="redis: the client (default redis-benchmark; ycsb runs workload A)")
     p.add_argument("--redis-records", type=int,
                    help="redis with ycsb: records per server (default 32000, as in the papers)")
-    p.add_argument("--redis-impl", choices=["posix", "builtin"],
-                   help="redis: the server, the real Redis (posix, the default: make posix's "
-                        "redis-server in the per-core layout) or the project's own (builtin)")
-    p.add_argument("--redis-layout", choices=["auto", "single", "percore", "processes"],
-                   help="redis: one instance on core 0 (single, builtin only), one per further "
-                        "core, each with its own client, started together (percore), or the "
-                        "driver, lwIP and the server as three processes on core 0 (processes); "
-                        "auto (the default): percore on more than one core")
+    p.add_argument("--redis-layout", choices=["percore", "processes"],
+                   help="redis: one Redis process per further core (one beside the driver on one "
+                        "core), each with its own client, started together (percore, the "
+                        "default), or the driver, lwIP and Redis as three processes on core 0 "
+                        "(processes)")
     p.add_argument("--reps", type=int, help="boots per configuration (default 1)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], help="default auto (qemu_run.py decides)")
     p.add_argument("--icount", action=argparse.BooleanOptionalAction,
@@ -699,7 +690,7 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
     plan = quick_plan(args.arch) if args.quick else Plan(arch=args.arch)
     for name in ("locks", "benchmarks", "cpus", "pingpong_cpus", "delays", "reps", "accel",
                  "icount", "args", "timeout", "redis_cpus", "redis_requests", "redis_clients", "redis_tests",
-                 "redis_client", "redis_records", "redis_impl", "redis_layout"):
+                 "redis_client", "redis_records", "redis_layout"):
         value = getattr(args, name)
         if value is not None:
             setattr(plan, name, value)
@@ -709,9 +700,6 @@ def plan_from_args(args: argparse.Namespace) -> Plan:
         raise ValueError(f"unknown lock(s) {unknown}: valid are {list(LOCKS)}")
     if "rtm" in plan.locks and plan.arch != "x86_64":
         raise ValueError("rtm exists only on x86_64")
-    if plan.redis_impl == "posix" and plan.redis_layout == "single":
-        raise ValueError("the real Redis runs in the per-core or the three-process layout "
-                         "(impl=posix): --redis-layout single needs --redis-impl builtin")
     if plan.reps < 1 or not expand(plan):
         raise ValueError("the plan has no configurations")
     return plan
@@ -726,7 +714,11 @@ def main(argv=None, runner: Runner = subprocess_runner, builder: Builder = subpr
         if not state_path.exists():
             out(f"sweep.py: no {state_path} to resume")
             return 2
-        state = State.load(state_path)
+        try:
+            state = State.load(state_path)
+        except ValueError as err:
+            out(f"sweep.py: {err}")
+            return 2
     else:
         try:
             plan = plan_from_args(args)

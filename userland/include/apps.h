@@ -7,7 +7,7 @@ int app_tests(void);
 int app_fuzz(void);
 int app_pingpong(void);
 int app_mcpingpong(void);
-int app_redis(void);        /* userland/net/redis_app.c, or roottask/network_absent.c without lwIP */
+int app_redis(void);        /* userland/redis/redis_app.c, or roottask/network_absent.c without lwIP */
 int app_posix(void);        /* userland/roottask/posix_app.c */
 
 /* The env object of bench and fuzz records (docs/console.md), into buf. */

@@ -29,23 +29,6 @@ extern const struct bootinfo *const bootinfo;
 void *malloc(size_t size);
 void *calloc(size_t n, size_t size);
 void free(void *p);
-/* Add up to `bytes` (in large frames) to the heap; returns the bytes added, 0 if none could be. */
-word_t malloc_extend(word_t bytes);
-/* Add memory already mapped at base as the region bump allocation uses from now on; false
- * when no region is left. */
-bool malloc_add_region(void *base, word_t size);
-/*
- * What the heap holds, for a long-running server to show that its memory
- * stays bounded.  Blocks are never split or merged, so `carved` (the high
- * water of the bump allocation) stops growing once every size class a
- * workload needs has enough free blocks; a leak keeps it growing.
- */
-struct heap_usage {
-    word_t in_use;      /* bytes of blocks allocated and not freed */
-    word_t carved;      /* bytes ever taken from the regions: in use or on a free list */
-    word_t size;        /* bytes of all regions */
-};
-void malloc_usage(struct heap_usage *u);
 
 /* Slots of the root CNode */
 cptr_t slot_alloc(void);            /* 0 when none is left */

@@ -7,8 +7,8 @@
  */
 #include <abi/types.h>
 #include <libc.h>
-#include <redis.h>
 #include <stdbool.h>
+#include <sys.h>
 #include "control_port.h"
 
 #define IP_TTL          64
@@ -52,6 +52,22 @@ static bool parse_tag(const char *text, size_t len, word_t *tag)
     return true;
 }
 
+/*
+ * A measured window's mark: the kernel prints a `kstats` record per core
+ * with the tag and keeps timing on, so the window between two marks has
+ * kernel and user time as well as idle time; then a `lockstats` record per
+ * core, reset, so that the records after a window's end mark cover that
+ * window alone (zero without LOCKSTATS=1).
+ */
+static bool kernel_mark_window(word_t tag)
+{
+    word_t values[KSTATS_VALUES];
+
+    if (sys_debug_kstats(0, KSTATS_PRINT | KSTATS_TIME_ON, tag, values) != E_OK)
+        return false;
+    return sys_debug_lockstats(1) == E_OK;
+}
+
 /* Do the request `text` of `len` bytes; its reply text in `out` (of `size` bytes). */
 static void do_request(const char *text, size_t len, char *out, size_t size)
 {
@@ -63,14 +79,14 @@ static void do_request(const char *text, size_t len, char *out, size_t size)
     if (len == 0) {
         snprintf(out, size, "ERR empty request");
     } else if (len == 5 && memcmp(text, "check", 5) == 0) {
-        snprintf(out, size, redis_env_check() == REDIS_CHECK_PASSED ? "OK check" : "ERR check failed");
+        snprintf(out, size, sys_debug_check() == E_OK ? "OK check" : "ERR check failed");
     } else if (len < sizeof(kstats) - 1 || memcmp(text, kstats, sizeof(kstats) - 1) != 0) {
         snprintf(out, size, "ERR unknown request (kstats <tag> or check)");
     } else if (!parse_tag(text + sizeof(kstats) - 1, len - (sizeof(kstats) - 1), &tag)) {
         snprintf(out, size, "ERR bad tag (a decimal number of at most a word)");
     } else if (marked && tag == last_tag) {
         snprintf(out, size, "OK kstats %lu", (unsigned long)tag);
-    } else if (!redis_env_kstats(tag)) {
+    } else if (!kernel_mark_window(tag)) {
         snprintf(out, size, "ERR kstats failed");
     } else {
         marked = true;

@@ -2,14 +2,13 @@
  * The control port of the app `redis`'s NIC driver (docs/network.md): UDP
  * port 7000 on the guest's address, served by the driver itself on core 0.
  * It lets the host mark a measured window's ends and check the kernel
- * without a command in the server: the real Redis (impl=posix) is Debian's
- * source unchanged, so the marks cannot be Redis commands, and the driver
- * sees every frame before any instance does.
+ * without a command in the server: the real Redis is Debian's source
+ * unchanged, so the marks cannot be Redis commands, and the driver sees
+ * every frame before any instance does.
  *
  * One request per datagram, ASCII, one trailing newline allowed:
- *   "kstats <tag>"  the kernel prints its kstats and lockstats records (as
- *                   DEBUG KSTATS <tag> does, redis_env_kstats()); reply
- *                   "OK kstats <tag>" once they are out.  A repeat of the
+ *   "kstats <tag>"  the kernel prints its kstats and lockstats records;
+ *                   reply "OK kstats <tag>" once they are out.  A repeat of the
  *                   last tag marks nothing and replies OK again, so the host
  *                   may resend a request whose reply it did not get.
  *   "check"         the kernel invariant checker; "OK check" or "ERR check failed".

@@ -1,9 +1,8 @@
 /*
  * An lwIP Ethernet interface over a frame port: whatever carries whole
- * Ethernet frames to and from the wire.  layout=single's port is the NIC
- * itself (nic_netif.h), layout=percore's a channel to the driver on core 0
- * (channel_netif.h).  The instance's loop calls eth_netif_poll() when the
- * port may hold received frames.
+ * Ethernet frames to and from the wire: in the app `redis`, a channel to the
+ * driver on core 0 (channel_netif.h).  The instance's loop calls
+ * eth_netif_poll() when the port may hold received frames.
  */
 #ifndef NET_ETH_NETIF_H
 #define NET_ETH_NETIF_H

@@ -1,17 +1,18 @@
 /*
- * What the NIC driver on core 0 and one lwIP + Redis server instance share
- * (docs/network.md): one large frame, mapped at the same address in the root
- * task's space and in the instance's, holding the instance's configuration
+ * What the NIC driver on core 0 and one instance share (docs/network.md): a
+ * Redis process with its own lwIP (layout=percore) or the stack process of
+ * layout=processes.  One large frame, mapped at the same address in the root
+ * task's space and in the instance's, holds the instance's configuration
  * and a frame ring each way.  The root task fills the configuration before
  * the instance starts; afterwards only the rings change.
  *
- * An instance has a private copy of the root task's globals (thread.h,
+ * An instance allocates no kernel object and no slot: the root task makes
+ * everything it needs beforehand, the caps below among them.  The stack
+ * process has a private copy of the root task's globals (thread.h,
  * private_data), including the root task's slot and object allocators: a
  * copy that must not be used, since the CNode and the untypeds it describes
- * are shared.  So an instance allocates no kernel object and no slot: the
- * root task makes everything it needs beforehand, the caps below (in the
- * root CNode, which is the instance's CSpace too) and its heap, mapped into
- * its space.
+ * are shared; the root CNode is its CSpace too.  A Redis process is a POSIX
+ * process (posix_process.h), which allocates nothing either.
  */
 #ifndef NET_NET_CHANNEL_H
 #define NET_NET_CHANNEL_H
@@ -19,7 +20,6 @@
 #include <sys.h>
 #include "frame_ring.h"
 
-struct server_link;
 struct socket_link;
 
 /* Bits of the driver's notification word (NIC_IRQ_BADGE, nic.h, is the NIC's interrupt). */
@@ -31,10 +31,10 @@ struct socket_link;
 enum channel_state { CHANNEL_STARTING, CHANNEL_SERVING, CHANNEL_FAILED };
 
 /*
- * An instance or the server process says it serves, or that it could not
- * start: store its state (the release pairs with the root task's acquire
- * load, so the root task sees everything written before) and wake the
- * driver's loop, where the root task looks.
+ * An instance says it serves, or that it could not start: store its state
+ * (the release pairs with the root task's acquire load, so the root task
+ * sees everything written before) and wake the driver's loop, where the
+ * root task looks.
  */
 static inline void channel_report(word_t *state, cptr_t driver, enum channel_state value)
 {
@@ -52,14 +52,10 @@ struct net_channel {
                          * would wake a waiting instance but be lost on one that is busy) */
     word_t state;       /* CHANNEL_STARTING until the instance serves or gives up */
     cptr_t driver;      /* the driver's notification, badged CHANNEL_TX_BADGE */
-    word_t heap_vaddr;  /* memory for the instance's malloc, mapped in its space only */
-    word_t heap_size;
-    struct server_link *link;   /* layout=processes: the Redis server process this instance's
-                                 * connections go to; NULL: it serves them itself */
-    struct socket_link *socket_link;    /* layout=processes with impl=posix: the POSIX program whose
-                                         * sockets this instance serves (socket_link.h), or NULL */
+    struct socket_link *socket_link;    /* layout=processes: the POSIX program whose sockets
+                                         * this instance serves (socket_link.h); NULL in
+                                         * layout=percore, where the program is the instance */
     cptr_t program_signal;      /* with socket_link: a cap to the program's notification */
-    uint64_t nic_rx_overruns;   /* the NIC's count (nic.h), copied by the driver before each wake */
     struct frame_ring rx;   /* driver -> instance */
     struct frame_ring tx;   /* instance -> driver */
 };

@@ -1,5 +1,5 @@
 /*
- * The socket link (docs/network.md, layout=processes with impl=posix):
+ * The socket link (docs/network.md, layout=processes of the app `redis`):
  * what the lwIP stack process and a POSIX program share, so that the
  * program's sockets are served by a stack in another address space.  One
  * large frame, mapped at the same address in the root task's, the stack's

@@ -1,5 +1,5 @@
 /*
- * The stack process of layout=processes with impl=posix (docs/network.md):
+ * The stack process of the app `redis`'s layout=processes (docs/network.md):
  * lwIP on a channel to the NIC driver, as a per-core instance runs it,
  * serving the sockets of a POSIX program over a socket link (socket_link.h).
  */

@@ -31,11 +31,6 @@ static void detach(struct tcp_pcb *pcb)
     tcp_poll(pcb, NULL, 0);
 }
 
-static void free_backlog(struct tcp_server_conn *c)
-{
-    c->server->queued -= c->backlog.bytes;
-    out_queue_clear(&c->backlog);
-}
 
 /* Free the slot and everything it holds; the pcb is lwIP's (freed, closing or aborted) already. */
 static void release(struct tcp_server_conn *c)
@@ -43,7 +38,7 @@ static void release(struct tcp_server_conn *c)
     struct tcp_server *s = c->server;
     if (c->state)
         s->protocol->close(c->state);
-    free_backlog(c);
+    out_queue_clear(&c->backlog);
     if (c->held)
         pbuf_free(c->held);
     memset(c, 0, sizeof(*c));
@@ -89,24 +84,12 @@ static void flush_backlog(struct tcp_server_conn *c)
         if (!n)
             return;
         out_queue_drop(&c->backlog, n);
-        c->server->queued -= n;
     }
 }
 
 static bool over_limit(const struct tcp_server_conn *c)
 {
     return c->backlog.bytes > TCP_SERVER_BACKLOG_LIMIT;
-}
-
-bool tcp_server_out_full(void *out_ctx)
-{
-    return over_limit(out_ctx);
-}
-
-void tcp_server_keep_input(void *out_ctx, size_t unread)
-{
-    struct tcp_server_conn *c = out_ctx;
-    c->unread = unread;
 }
 
 /* The protocol's output: to TCP directly when nothing waits before it, else to the backlog. */
@@ -123,10 +106,8 @@ static void conn_out(void *ctx, const void *buf, size_t len)
         p += n;
         len -= n;
     }
-    size_t before = c->backlog.bytes;
     if (!out_queue_push(&c->backlog, p, len))
         c->out_of_memory = true;
-    c->server->queued += c->backlog.bytes - before;
     if (c->backlog.bytes > c->server->backlog_peak)
         c->server->backlog_peak = c->backlog.bytes;
 }
@@ -158,20 +139,18 @@ static void hold(struct tcp_server_conn *c, struct pbuf *p)
 /*
  * Give a received chain to the protocol, a pbuf at a time, and acknowledge
  * to the window what it took.  It stops early when the backlog passes its
- * limit between two pbufs, or when the protocol stopped within one
- * (tcp_server_keep_input); the rest is held and fed again later.
+ * limit between two pbufs; the rest is held and fed again later.
  */
 static err_t feed(struct tcp_server_conn *c, struct pbuf *p)
 {
     u16_t taken = 0;
     for (struct pbuf *q = p; q && !c->closing; q = q->next) {
-        c->unread = 0;
         if (!c->server->protocol->input(c->state, q->payload, q->len, conn_out, c))
             c->closing = true;
         if (c->closing || c->out_of_memory)
             break;
-        taken = (u16_t)(taken + q->len - c->unread);
-        if (c->unread || (q->next && over_limit(c)))
+        taken = (u16_t)(taken + q->len);
+        if (q->next && over_limit(c))
             break;
     }
     if (c->out_of_memory) {

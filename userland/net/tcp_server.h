@@ -1,7 +1,8 @@
 /*
  * A TCP server on lwIP's raw API (docs/network.md): it listens on a port and
- * hands each connection's bytes, in order, to a protocol (the Redis core, or
- * a test's echo), writing back what the protocol produces.
+ * hands each connection's bytes, in order, to a protocol (the in-guest lwIP
+ * tests' echo, userland/tests/test_lwip.c), writing back what the protocol
+ * produces.
  *
  * Replies go into TCP's send buffer while it has room; the rest waits in the
  * connection's backlog, in chunks of the process's heap (out_queue.h), and
@@ -11,9 +12,7 @@
  * TCP_SERVER_BACKLOG_LIMIT bytes the connection reads no more input:
  * received segments are held unacknowledged to the window (copied out of the
  * receive pool, which they would otherwise pin), so a client that sends
- * without reading fills its own window, not our memory.  A protocol that
- * can stop between requests (tcp_server_out_full, tcp_server_keep_input)
- * keeps that bound to one reply even within one segment of pipelined requests.
+ * without reading fills its own window, not our memory.
  *
  * A connection gets its protocol state when its first bytes arrive, so
  * connections that never send (QEMU's user network opens one to the guest
@@ -34,7 +33,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <out_queue.h>
+#include "out_queue.h"
 #include "lwip/tcp.h"
 
 /* A slot for every pcb lwIP can have: lwIP runs out of pcbs (and drops SYNs, which the client
@@ -62,7 +61,6 @@ struct tcp_server_conn {
     struct tcp_server *server;
     void *state;                    /* the protocol's; NULL until the first bytes open it */
     struct out_queue backlog;       /* reply bytes waiting for send-buffer room */
-    size_t unread;                  /* bytes of the input being fed that the protocol left (keep_input) */
     struct pbuf *held;              /* received bytes not yet given to the protocol (a pbuf chain) */
     bool closing;                   /* the protocol or the peer ended it: close once the backlog is out */
     bool out_of_memory;             /* a reply could not be queued: the connection is reset */
@@ -96,7 +94,6 @@ struct tcp_server {
                                        or a close that never finished) */
     size_t backlog_peak;            /* the largest backlog any connection had */
     unsigned long holds;            /* received segments held because of a backlog */
-    size_t queued;                  /* reply bytes in its connections' backlogs now */
 };
 
 /* Listen on `port` of every interface.  ERR_OK, or lwIP's error (port in use, no memory). */
@@ -104,19 +101,5 @@ err_t tcp_server_start(struct tcp_server *s, u16_t port, const struct tcp_server
 
 /* Reset every connection and stop listening; the protocol's close runs for each connection. */
 void tcp_server_stop(struct tcp_server *s);
-
-/*
- * For a protocol's input, with the out_ctx it was given: true when the
- * connection's backlog is over TCP_SERVER_BACKLOG_LIMIT, so the protocol
- * should stop after the request it is at.
- */
-bool tcp_server_out_full(void *out_ctx);
-
-/*
- * For a protocol's input: it took all but the last `unread` bytes it was
- * given.  They stay in TCP's receive window, unacknowledged, and are fed
- * again once the backlog is under its limit.
- */
-void tcp_server_keep_input(void *out_ctx, size_t unread);
 
 #endif

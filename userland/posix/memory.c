@@ -4,7 +4,7 @@
  * which pages are taken; a request takes the smallest run of free pages that
  * fits.  The heap is one range of addresses, so a large request can fail
  * while enough pages are free in pieces: Redis's maxmemory is set well below
- * the heap (half, userland/net/redis_percore.c) so that its own -OOM comes
+ * the heap (half, userland/redis/redis_layouts.c) so that its own -OOM comes
  * first.  Pages come back zeroed, as Linux's anonymous memory does: the heap
  * starts zeroed, so only pages below the highest ever handed out need
  * clearing.

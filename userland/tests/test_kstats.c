@@ -5,7 +5,6 @@
  */
 #include "test.h"
 #include <fault_triggers.h>
-#include <redis.h>
 
 static word_t kstats(word_t core, word_t flags, word_t values[KSTATS_VALUES])
 {
@@ -184,60 +183,4 @@ TEST(kstats_bad_arguments)
                       .mr = { 0, KSTATS_TIME_ON | KSTATS_TIME_OFF, 0 } };
     CHECK_ST(sys_raw(SYS_DEBUG_KSTATS, 0, &m), E_INVALID_ARGUMENT);
     CHECK_EQ(m.mr[0], 1);
-}
-
-struct reply_text {
-    char buf[128];
-    size_t len;
-};
-
-static void collect_reply(void *ctx, const void *data, size_t len)
-{
-    struct reply_text *r = ctx;
-    size_t n = len < sizeof(r->buf) - r->len ? len : sizeof(r->buf) - r->len;
-
-    memcpy(r->buf + r->len, data, n);
-    r->len += n;
-}
-
-static bool reply_is(const struct reply_text *r, const char *want)
-{
-    return r->len == strlen(want) && memcmp(r->buf, want, r->len) == 0;
-}
-
-/*
- * The Redis server's window mark, DEBUG KSTATS <tag>, answers +OK and turns
- * the kernel's timing on (the records it prints are read by the host's
- * runner); a tag that is not a number is refused.
- */
-TEST(kstats_redis_debug_kstats_marks_a_window)
-{
-    static const char mark[] = "DEBUG KSTATS 9\r\n";
-    static const char bad[] = "DEBUG KSTATS nine\r\n";
-    word_t before[KSTATS_VALUES], after[KSTATS_VALUES];
-    struct redis_db *db = redis_db_new();
-    struct redis_conn *c = db ? redis_conn_new(db) : NULL;
-    struct reply_text r = { .len = 0 };
-    bool open;
-
-    if (!c) {
-        if (db)
-            redis_db_free(db);
-        CHECK(c);
-    }
-    CHECK_OK(kstats(0, KSTATS_TIME_OFF, before));
-    CHECK_OK(kstats(0, 0, before));
-    open = redis_conn_input(c, mark, sizeof(mark) - 1, collect_reply, &r);
-    bool marked = reply_is(&r, "+OK\r\n");
-    r.len = 0;
-    bool still_open = open && redis_conn_input(c, bad, sizeof(bad) - 1, collect_reply, &r);
-    bool refused = reply_is(&r, "-ERR value is not an integer or out of range\r\n");
-    redis_conn_free(c);
-    redis_db_free(db);
-    CHECK_OK(kstats(0, KSTATS_TIME_OFF, after));
-    CHECK(marked);
-    CHECK(still_open);
-    CHECK(refused);
-    /* Timed from the mark's exit: the user time up to the last call is charged at its entry. */
-    CHECK(after[KSTATS_USER] > before[KSTATS_USER]);
 }

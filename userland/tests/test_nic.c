@@ -470,8 +470,10 @@ TEST(nic_rx_overflow_recovers)
     unsigned after_overflow = t.received;
     bool markers = ok && send_echoes(&r, OVERFLOW, MARKERS, &full) &&
                    receive_echoes(&r, OVERFLOW, MARKERS, &t);
+    unsigned long overruns = (unsigned long)nic_rx_overruns(&r.nic);
     run_close(&r);
-    test_note("%u of %u replies came back from the overflowing burst", after_overflow, OVERFLOW);
+    test_note("%u of %u replies came back from the overflowing burst; %lu overrun interrupts",
+              after_overflow, OVERFLOW, overruns);
     CHECK(ok);
     CHECK(markers);
     CHECK(t.received - MARKERS <= OVERFLOW);

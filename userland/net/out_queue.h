@@ -1,16 +1,14 @@
 /*
- * Bytes waiting to be sent, kept in heap chunks (userland/redis/out_queue.c):
- * the part of a reply that the consumer cannot take yet.  The TCP glue keeps
- * what TCP's send buffer has no room for in one (userland/net/tcp_server.c),
- * the Redis server process what its link's reply buffer has no room for
- * (userland/redis/link_server.c).  A reply of any size then costs heap, not
- * room in a fixed buffer such as lwIP's 256 KiB heap, and leaves the queue
- * piece by piece as the consumer takes it.
+ * Bytes waiting to be sent, kept in heap chunks (out_queue.c): the part of
+ * a reply that the consumer cannot take yet.  The TCP glue keeps what TCP's
+ * send buffer has no room for in one (tcp_server.c).  A reply of any size
+ * then costs heap, not room in a fixed buffer such as lwIP's 256 KiB heap,
+ * and leaves the queue piece by piece as the consumer takes it.
  *
  * Memory comes from malloc/free.  A queue is used by one thread at a time.
  */
-#ifndef OUT_QUEUE_H
-#define OUT_QUEUE_H
+#ifndef NET_OUT_QUEUE_H
+#define NET_OUT_QUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>

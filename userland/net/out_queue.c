@@ -7,8 +7,8 @@
  * small reply does not take 64 KiB and a large one wastes at most one
  * chunk's tail, where one block for a whole 4 MiB reply would take 8 MiB.
  */
-#include <out_queue.h>
-#include "redis_env.h"
+#include <root.h>
+#include "out_queue.h"
 
 #define CHUNK_BLOCK_MIN  1024
 #define CHUNK_BLOCK_MAX  (64 * 1024)

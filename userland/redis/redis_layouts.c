@@ -1,12 +1,20 @@
 /*
- * The app `redis`'s per-core layout (docs/network.md, layout=percore), the
- * papers' layout of the Redis benchmark.  The root task's main thread is the NIC driver, on core
- * 0; on every further core runs one lwIP + Redis server instance in a space
- * of its own (on one core, one instance beside the driver on core 0),
- * serving port 6379 + k.  The driver demultiplexes received frames to the
- * instances by TCP port and sends what they put into their tx rings
- * (net_driver.h); lwIP's timers run in each instance on the ticks the
- * driver forwards.
+ * The layouts of the app `redis` (docs/network.md): the POSIX program
+ * embedded in the root task's image (the real Redis on the personality,
+ * docs/posix-loader.md) served over lwIP and the NIC.
+ *
+ * layout=percore is the papers' layout of the Redis benchmark.  The root
+ * task's main thread is the NIC driver, on core 0; on every further core
+ * runs one Redis process (on one core, one beside the driver on core 0),
+ * serving port 6379 + k with an lwIP instance of its own in its
+ * personality.  The driver demultiplexes received frames to the instances
+ * by TCP port and sends what they put into their tx rings (net_driver.h);
+ * lwIP's timers run in each instance on the ticks the driver forwards.
+ *
+ * layout=processes is the papers' one-core layout made from the same
+ * parts: the driver, a stack process (socket_server.h) and Redis as three
+ * processes on core 0; the stack serves Redis's sockets over a socket link
+ * (socket_link.h).
  *
  * The driver blocks on one notification, which the NIC's interrupt, the
  * user-level timer and the instances all signal, under different badges.
@@ -16,18 +24,6 @@
  * port itself (control_port.h: the window's marks and the kernel's check),
  * which no instance sees.  The run never ends by itself: the host stops
  * QEMU when its clients are done.
- *
- * layout=processes is the papers' one-core layout made from the same
- * parts: the driver, one lwIP instance and the Redis server as three
- * processes on core 0; the instance hands each connection's bytes to the
- * server process by IPC and shared memory (server_link.h).
- *
- * impl=posix is layout=percore with the POSIX program embedded in the
- * root task's image (the real Redis on the personality,
- * docs/posix-loader.md) as every instance: each a POSIX process with the
- * same channel, which its personality serves.  With layout=processes, the
- * one instance on core 0 is a stack process (socket_server.h) whose
- * sockets the POSIX program uses over a socket link (socket_link.h).
  */
 #include <arch_user.h>
 #include <nic.h>
@@ -37,26 +33,23 @@
 #include <thread.h>
 #include "control_port.h"
 #include "net_driver.h"
-#include "redis_instance.h"
 #include "redis_layouts.h"
-#include "redis_server_process.h"
-#include "server_link.h"
 #include "socket_link.h"
 #include "socket_server.h"
 #include "user_timer.h"
 
-/* Where an instance's heap is mapped in its space: past the root task's fresh addresses
- * (vaddr_alloc()), which its channel shares, and past its IPC buffer and stack. */
-#define INSTANCE_HEAP_VADDR 0x40000000UL
-/* Each instance's heap: YCSB's 32,000 records of 1 KB and the connections' buffers. */
+/* Each Redis process's heap: YCSB's 32,000 records of 1 KB and the connections' buffers. */
 #define DEFAULT_HEAP_MB 64
-/*
- * layout=processes' stack process's heap: the replies waiting in its
- * connections' backlogs (tcp_server.h).  A paused connection holds about one
- * reply plus the link's reply buffer there, so this bounds the largest reply
- * that layout serves (a 4 MiB GET takes 4 MiB here, in 64 KiB chunks).
- */
-#define STACK_HEAP_MB 16
+
+/* Open the board's NIC; false (and the reason printed) when there is none. */
+static bool open_nic(struct nic *nic)
+{
+    word_t st = nic_open(nic);
+    if (st != E_OK)
+        printf("redis: no NIC (%s)%s\n", status_name(st),
+               st == NIC_ABSENT ? ": boot with NET=1 (tools/qemu_run.py --net)" : "");
+    return st == E_OK;
+}
 
 /* A cap to `notification` that signals `badge`; 0 on failure. */
 static cptr_t mint_signal(cptr_t notification, word_t badge)
@@ -66,24 +59,6 @@ static cptr_t mint_signal(cptr_t notification, word_t badge)
                            ROOT_DEPTH, RIGHT_WRITE, badge) != E_OK)
         slot_drop(&slot);
     return slot;
-}
-
-/* Map up to heap_bytes of large frames at INSTANCE_HEAP_VADDR in vspace; the bytes mapped. */
-static word_t map_heap(cptr_t vspace, word_t heap_bytes)
-{
-    word_t mapped = 0;
-    while (mapped + ARCH_LARGE_PAGE_SIZE <= heap_bytes) {
-        cptr_t f;
-        if (obj_alloc(OBJ_LARGE_FRAME, 0, &f) != E_OK)
-            break;
-        if (map_frame(f, vspace, INSTANCE_HEAP_VADDR + mapped, RIGHT_READ | RIGHT_WRITE,
-                      VM_DEFAULT) != E_OK) {
-            slot_drop(&f);
-            break;
-        }
-        mapped += ARCH_LARGE_PAGE_SIZE;
-    }
-    return mapped;
 }
 
 /* A zeroed large frame mapped in the root task's space, to share with a process at the same
@@ -100,12 +75,10 @@ static word_t shared_frame_create(cptr_t *frame)
 }
 
 /*
- * Make a space with private globals for a process at `prio` on `core`, map
- * the shared frame at its address v, the boot info page and a heap of up to
- * heap_bytes; *heap_size gets the heap's bytes mapped.
+ * Make a space with private globals for a process at `prio` on `core`, and
+ * map the shared frame at its address v and the boot info page.
  */
-static word_t process_create(struct thread *t, word_t prio, word_t core, cptr_t frame, word_t v,
-                             word_t heap_bytes, word_t *heap_size)
+static word_t process_create(struct thread *t, word_t prio, word_t core, cptr_t frame, word_t v)
 {
     struct thread_opts o = { .prio = prio, .core = core, .private_data = true };
     word_t st = thread_create_space(t, &o);
@@ -113,36 +86,7 @@ static word_t process_create(struct thread *t, word_t prio, word_t core, cptr_t 
         st = space_map_copy(frame, t->vspace, v, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
     if (st == E_OK)
         st = space_map_copy(ROOT_SLOT_BOOTINFO_FRAME, t->vspace, BOOTINFO_VADDR, RIGHT_READ, VM_DEFAULT);
-    if (st == E_OK)
-        *heap_size = map_heap(t->vspace, heap_bytes);
     return st;
-}
-
-/*
- * Make the Redis server process of layout=processes on `core`: its link
- * (a shared frame), its endpoint, its space and heap, and start it.  *out
- * gets the link and *frame its frame, to map into the stack's space too.
- */
-static word_t server_create(cptr_t driver_signal, word_t core, word_t heap_bytes, cptr_t *frame,
-                            struct server_link **out)
-{
-    _Static_assert(sizeof(struct server_link) < ARCH_LARGE_PAGE_SIZE, "a link fits a large frame");
-    word_t v = shared_frame_create(frame);
-    if (!v)
-        return E_NOT_ENOUGH_MEMORY;
-    struct server_link *link = (struct server_link *)v;
-    link->driver = driver_signal;
-    link->state = CHANNEL_STARTING;
-    link->reply_max = ARCH_LARGE_PAGE_SIZE - sizeof(*link);
-    word_t st = obj_alloc(OBJ_ENDPOINT, 0, &link->endpoint);
-    struct thread t;
-    if (st == E_OK)
-        st = process_create(&t, DEFAULT_PRIO, core, *frame, v, heap_bytes, &link->heap_size);
-    if (st != E_OK)
-        return st;
-    link->heap_vaddr = INSTANCE_HEAP_VADDR;
-    *out = link;
-    return thread_start(&t, redis_server_process_main, link);
 }
 
 /*
@@ -171,33 +115,7 @@ static word_t channel_create(const struct nic *nic, cptr_t driver_signal, word_t
     return st;
 }
 
-/*
- * Make instance k: its channel, its space with private globals, its heap
- * and the boot info page (and, in layout=processes, the server's link),
- * and start its thread.  *out gets the channel; E_OK or the status of the
- * step that failed.
- */
-static word_t instance_create(const struct nic *nic, cptr_t driver_signal, word_t k, word_t core,
-                              word_t heap_bytes, cptr_t link_frame, struct server_link *link,
-                              struct net_channel **out)
-{
-    cptr_t frame;
-    struct net_channel *ch = NULL;
-    word_t st = channel_create(nic, driver_signal, k, core, &frame, &ch);
-    struct thread t;
-    if (st == E_OK)
-        st = process_create(&t, DEFAULT_PRIO, core, frame, (word_t)ch, heap_bytes, &ch->heap_size);
-    if (st == E_OK && link)
-        st = space_map_copy(link_frame, t.vspace, (word_t)link, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
-    if (st != E_OK)
-        return st;
-    ch->heap_vaddr = INSTANCE_HEAP_VADDR;
-    ch->link = link;
-    *out = ch;
-    return thread_start(&t, redis_instance_main, ch);
-}
-
-/* impl=posix: the processes, in the order of the driver's channels. */
+/* The Redis processes, in the order of the driver's channels. */
 static struct posix_process posix_instances[NET_MAX_INSTANCES];
 
 /*
@@ -244,8 +162,6 @@ static word_t posix_instance_create(const struct nic *nic, cptr_t driver_signal,
     word_t st = channel_create(nic, driver_signal, k, core, &frame, &ch);
     if (st != E_OK)
         return st;
-    ch->heap_vaddr = POSIX_HEAP_VADDR;
-    ch->heap_size = heap_bytes;
     struct redis_argv a;
     redis_argv_make(&a, ch->port, heap_bytes);
     struct posix_process_opts o = {
@@ -259,7 +175,7 @@ static word_t posix_instance_create(const struct nic *nic, cptr_t driver_signal,
 }
 
 /*
- * layout=processes with impl=posix: on core 0, the stack process (the
+ * layout=processes: on core 0, the stack process (the
  * driver's instance 0, on its channel) and the POSIX program, which share a
  * socket link (socket_link.h) and signal each other's notifications.  The
  * stack runs above the program, as the driver runs above both, so that what
@@ -286,7 +202,7 @@ static word_t posix_processes_create(const struct nic *nic, cptr_t driver_signal
     ch->socket_link = link;
     struct thread t;
     if (st == E_OK)
-        st = process_create(&t, DEFAULT_PRIO + 1, 0, frame, (word_t)ch, 0, &ch->heap_size);
+        st = process_create(&t, DEFAULT_PRIO + 1, 0, frame, (word_t)ch);
     if (st == E_OK)
         st = space_map_copy(link_frame, t.vspace, (word_t)link, RIGHT_READ | RIGHT_WRITE, VM_DEFAULT);
     if (st == E_OK)
@@ -330,17 +246,15 @@ static void report_instance_end(const struct net_driver *d, word_t k)
 
 /*
  * Print the ports served, as text and as the `redis` record the host reads
- * (docs/console.md), with the driver's control port (control_port.h) and,
- * for impl=posix, that the servers are the embedded program: the host asks
- * it which it is.
+ * (docs/console.md), with the driver's control port (control_port.h).
  */
-static void announce(const struct net_driver *d, bool processes, bool posix)
+static void announce(const struct net_driver *d, bool processes)
 {
     static const char *const layout[] = { "percore", "processes" };
     printf("redis: serving on 10.0.2.15 ports %lu..%lu: %lu instance%s%s, NIC driver on core 0 (%lu core%s online)\n",
            (unsigned long)d->channels[0]->port, (unsigned long)d->channels[d->ninstances - 1]->port,
            (unsigned long)d->ninstances, d->ninstances == 1 ? "" : "s",
-           processes ? " (lwIP and the server in processes of their own)" : "",
+           processes ? " (lwIP and Redis in processes of their own)" : "",
            (unsigned long)bootinfo->ncores, bootinfo->ncores == 1 ? "" : "s");
     printf("@@ {\"redis\": {\"ports\": [");
     for (word_t k = 0; k < d->ninstances; k++)
@@ -349,8 +263,8 @@ static void announce(const struct net_driver *d, bool processes, bool posix)
     for (word_t k = 0; k < d->ninstances; k++)
         printf("%s{\"port\": %lu, \"core\": %lu}", k ? ", " : "", (unsigned long)d->channels[k]->port,
                (unsigned long)d->channels[k]->core);
-    printf("], \"driver_core\": 0, \"control\": %d, \"impl\": \"%s\", \"layout\": \"%s\"}}\n",
-           CONTROL_PORT, posix ? "posix" : "builtin", layout[processes]);
+    printf("], \"driver_core\": 0, \"control\": %d, \"layout\": \"%s\"}}\n",
+           CONTROL_PORT, layout[processes]);
 }
 
 /* CHANNEL_SERVING when every instance serves, CHANNEL_FAILED when one gave up, else STARTING. */
@@ -367,35 +281,23 @@ static word_t instances_state(const struct net_driver *d)
     return all;
 }
 
-enum instance_kind {
-    INSTANCE_BUILTIN,       /* layout=percore: lwIP and the built-in server in each instance */
-    INSTANCE_PROCESSES,     /* layout=processes */
-    INSTANCE_POSIX,         /* impl=posix: the embedded POSIX program in each instance */
-    INSTANCE_POSIX_PROCESSES,   /* impl=posix layout=processes: a stack process and the program */
-};
-
 /*
- * Serve layout=percore, or with processes layout=processes: one stack
- * instance on core 0 whose connections go to the server process, on core 0
- * too.  The stack's heap then holds no database (the server's has it),
- * only its connections' queued replies: STACK_HEAP_MB.  With
- * INSTANCE_POSIX, a POSIX instance that ends before every instance serves
- * ends the run with status 2; one that ends later leaves the others
- * serving, unless `posix_halt=1` asks to end the run with its status.
+ * Serve layout=percore, or with processes layout=processes.  A Redis
+ * process that ends before every instance serves ends the run with status
+ * 2; one that ends later leaves the others serving, unless `posix_halt=1`
+ * asks to end the run with its status.
  */
-static int serve(enum instance_kind kind)
+static int serve(bool processes)
 {
-    bool processes = kind == INSTANCE_PROCESSES || kind == INSTANCE_POSIX_PROCESSES;
-    bool posix = kind == INSTANCE_POSIX || kind == INSTANCE_POSIX_PROCESSES;
     static struct nic nic;
     static struct net_driver driver = { .nic = &nic };
 
-    if (posix && !posix_program_present()) {
-        printf("redis: impl=posix, but this image embeds no program: build it with "
+    if (!posix_program_present()) {
+        printf("redis: this image embeds no program: build it with "
                "POSIX_PROGRAM=path/to/redis-server (docs/posix-loader.md)\n");
         return 2;
     }
-    if (!redis_open_nic(&nic))
+    if (!open_nic(&nic))
         return 2;
     cptr_t timer = user_timer_attach(nic.irq_notification, CHANNEL_TIMER_BADGE);
     cptr_t driver_signal = mint_signal(nic.irq_notification, CHANNEL_TX_BADGE);
@@ -408,24 +310,11 @@ static int serve(enum instance_kind kind)
     if (ninstances > NET_MAX_INSTANCES)
         ninstances = NET_MAX_INSTANCES;
     word_t heap_bytes = arg_word("heap_mb", DEFAULT_HEAP_MB) << 20;
-    struct server_link *link = NULL;
-    cptr_t link_frame = 0;
-    if (kind == INSTANCE_PROCESSES) {
-        word_t st = server_create(driver_signal, 0, heap_bytes, &link_frame, &link);
-        if (st != E_OK) {
-            printf("redis: the server process could not be made (%s)\n", status_name(st));
-            return 2;
-        }
-        heap_bytes = (word_t)STACK_HEAP_MB << 20;
-    }
     for (word_t k = 0; k < ninstances; k++) {
         word_t core = bootinfo->ncores > 1 && !processes ? k + 1 : 0;
-        word_t st = kind == INSTANCE_POSIX_PROCESSES
+        word_t st = processes
                     ? posix_processes_create(&nic, driver_signal, heap_bytes, &driver.channels[k])
-                    : kind == INSTANCE_POSIX
-                    ? posix_instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k])
-                    : instance_create(&nic, driver_signal, k, core, heap_bytes, link_frame, link,
-                                      &driver.channels[k]);
+                    : posix_instance_create(&nic, driver_signal, k, core, heap_bytes, &driver.channels[k]);
         if (st != E_OK) {
             printf("redis: instance %lu could not be made (%s)\n", (unsigned long)k, status_name(st));
             return 2;
@@ -441,20 +330,15 @@ static int serve(enum instance_kind kind)
             printf("redis: waiting on the driver's notification failed\n");
             return 1;
         }
-        if (w & NIC_IRQ_BADGE) {
+        if (w & NIC_IRQ_BADGE)
             nic_interrupt_done(&nic);
-            /* A statistic only: relaxed, the instance reads whatever value is there. */
-            uint64_t overruns = nic_rx_overruns(&nic);
-            for (word_t k = 0; k < driver.ninstances; k++)
-                __atomic_store_n(&driver.channels[k]->nic_rx_overruns, overruns, __ATOMIC_RELAXED);
-        }
         if (w & CHANNEL_TIMER_BADGE) {
             irq_handler_ack(timer);
             net_driver_tick(&driver);
         }
         net_driver_receive(&driver);
         net_driver_transmit(&driver);
-        word_t ended = posix ? posix_instance_ended(driver.ninstances, reported) : NET_MAX_INSTANCES;
+        word_t ended = posix_instance_ended(driver.ninstances, reported);
         if (ended != NET_MAX_INSTANCES && serving && !halt_on_end) {
             reported[ended] = true;
             report_instance_end(&driver, ended);
@@ -466,11 +350,10 @@ static int serve(enum instance_kind kind)
         }
         if (!serving) {
             word_t state = instances_state(&driver);
-            word_t server = link ? __atomic_load_n(&link->state, __ATOMIC_ACQUIRE) : CHANNEL_SERVING;
-            if (state == CHANNEL_FAILED || server == CHANNEL_FAILED)
+            if (state == CHANNEL_FAILED)
                 return 2;
-            if (state == CHANNEL_SERVING && server == CHANNEL_SERVING) {
-                announce(&driver, processes, posix);
+            if (state == CHANNEL_SERVING) {
+                announce(&driver, processes);
                 serving = true;
             }
         }
@@ -479,20 +362,10 @@ static int serve(enum instance_kind kind)
 
 int redis_serve_percore(void)
 {
-    return serve(INSTANCE_BUILTIN);
+    return serve(false);
 }
 
 int redis_serve_processes(void)
 {
-    return serve(INSTANCE_PROCESSES);
-}
-
-int redis_serve_posix(void)
-{
-    return serve(INSTANCE_POSIX);
-}
-
-int redis_serve_posix_processes(void)
-{
-    return serve(INSTANCE_POSIX_PROCESSES);
+    return serve(true);
 }
