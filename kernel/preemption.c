@@ -40,6 +40,16 @@ bool preemption_point(void)
 {
     struct preemption_state *p = &preemption[arch_core_id()];
 
+    /*
+     * A call whose thread is gone (its deletion took the caller's own TCB)
+     * has nobody to restart it: stopped here, its deletion would stay half
+     * done, and the zombie left could sit in a cycle that no later deletion
+     * reaches (docs/kernel.md, "Replacing a thread's caps").  It runs on to
+     * the end.
+     */
+    if (unlikely(!my_core()->entry_thread))
+        return false;
+
     if (unlikely(p->armed)) {
         p->armed--;
         raise_interrupt_here();

@@ -29,7 +29,8 @@ enum progress {
     PROGRESS_PREEMPTED,
 };
 
-/* True when an interrupt is pending and the caller should stop with PROGRESS_PREEMPTED. */
+/* True when an interrupt is pending and the caller should stop with PROGRESS_PREEMPTED; never
+ * once the entry's thread is gone, since nobody could restart the call. */
 bool preemption_point(void);
 
 /* The system call of this core's entry was preempted and will restart (counted). */

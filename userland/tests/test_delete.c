@@ -391,6 +391,34 @@ TEST(delete_set_space_sources_vanish)
 }
 
 /*
+ * The same, with every preemption point of the caller's call armed: the call restarts at each
+ * while its thread lives, and runs to the end once its deletion took the thread (nobody is left
+ * to restart it).  Stopped there instead, it would leave X's zombie in the target's slot, in a
+ * cycle (R holds the target's cap) that the test's own deletions never finish.
+ */
+TEST(delete_set_space_sources_vanish_while_preempted)
+{
+    static struct vanish_objects v;
+
+    CHECK(vanish_begin(&v));
+    vanish_invoked = 1;
+    vanish_vspace = 2;
+    vanish_cnode = 3;
+    CHECK_OK(cnode_copy(v.r, vanish_invoked, VANISH_RADIX, ROOT, v.target, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, vanish_vspace, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, vanish_cnode, VANISH_RADIX, ROOT, v.other, ROOT_DEPTH, RIGHTS_ALL));
+    CHECK_OK(cnode_copy(v.r, VANISH_GO, VANISH_RADIX, ROOT, v.go, ROOT_DEPTH, RIGHTS_ALL));
+    word_t unused;
+    preempt_arm(1000);
+    run_own_killer(v.r, WORD_BITS - VANISH_RADIX, v.go, VANISH_GO, v.target);
+    sys_debug_preempt(0, &unused);
+    if (test_failed())
+        return;
+    CHECK_ST(tcb_resume(v.target), E_ILLEGAL_OPERATION);
+    vanish_end(&v);
+}
+
+/*
  * The invoked TCB cap and the new CSpace are in a CNode Q that R holds a copy of (the root task
  * keeps another), the VSpace is in R itself: the call installs the CSpace and leaves the VSpace
  * slot empty.  R resolves all bits but one, Q the last one (guard 0, radix 1).
