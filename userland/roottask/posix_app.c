@@ -73,11 +73,12 @@ int app_posix(void)
         .heap_size = heap_mb << 20,
         .ended_signal = ended,
     };
+    /* Said before the process runs: once it runs on another core, its own console output
+     * (written in several pieces when long) could be cut by this line. */
+    printf("posix: starting %s on core %lu, heap %lu MiB at 0x%lx\n", argv[0], (unsigned long)o.core,
+           (unsigned long)heap_mb, (unsigned long)POSIX_HEAP_VADDR);
     if (posix_process_create(&o, &proc) != E_OK)
         return 2;
-    printf("posix: process %lu started on core %lu: %s, heap %lu KiB at 0x%lx\n",
-           (unsigned long)proc.index, (unsigned long)o.core, argv[0],
-           (unsigned long)(proc.start.heap_size >> 10), (unsigned long)proc.start.heap_vaddr);
 
     while (posix_process_state(&proc) == POSIX_RUNNING)
         sys_wait(ended, NULL);
