@@ -368,10 +368,17 @@ static void vanish_end(struct vanish_objects *v)
     arena_end(&v->arena);
 }
 
-/* Everything in R, the invoked TCB cap too: the call sets and inserts nothing. */
-TEST(delete_set_space_sources_vanish)
+/*
+ * Everything in R, the invoked TCB cap too: the call sets and inserts nothing.  With
+ * `armed_points`, that many preemption points are armed for the caller's call: it restarts at
+ * each while its thread lives, and runs to the end once its deletion took the thread (nobody is
+ * left to restart it).  Stopped there instead, it would leave X's zombie in the target's slot, in
+ * a cycle (R holds the target's cap) that the test's own deletions never finish.
+ */
+static void sources_vanish(word_t armed_points)
 {
     static struct vanish_objects v;
+    word_t unused;
 
     CHECK(vanish_begin(&v));
     /* R resolves the whole word: slot n is cptr n. */
@@ -382,7 +389,11 @@ TEST(delete_set_space_sources_vanish)
     CHECK_OK(cnode_copy(v.r, vanish_vspace, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
     CHECK_OK(cnode_copy(v.r, vanish_cnode, VANISH_RADIX, ROOT, v.other, ROOT_DEPTH, RIGHTS_ALL));
     CHECK_OK(cnode_copy(v.r, VANISH_GO, VANISH_RADIX, ROOT, v.go, ROOT_DEPTH, RIGHTS_ALL));
+    if (armed_points)
+        preempt_arm(armed_points);
     run_own_killer(v.r, WORD_BITS - VANISH_RADIX, v.go, VANISH_GO, v.target);
+    if (armed_points)
+        sys_debug_preempt(0, &unused);
     if (test_failed())
         return;
     /* The target has no CSpace: Resume needs one. */
@@ -390,32 +401,14 @@ TEST(delete_set_space_sources_vanish)
     vanish_end(&v);
 }
 
-/*
- * The same, with every preemption point of the caller's call armed: the call restarts at each
- * while its thread lives, and runs to the end once its deletion took the thread (nobody is left
- * to restart it).  Stopped there instead, it would leave X's zombie in the target's slot, in a
- * cycle (R holds the target's cap) that the test's own deletions never finish.
- */
+TEST(delete_set_space_sources_vanish)
+{
+    sources_vanish(0);
+}
+
 TEST(delete_set_space_sources_vanish_while_preempted)
 {
-    static struct vanish_objects v;
-
-    CHECK(vanish_begin(&v));
-    vanish_invoked = 1;
-    vanish_vspace = 2;
-    vanish_cnode = 3;
-    CHECK_OK(cnode_copy(v.r, vanish_invoked, VANISH_RADIX, ROOT, v.target, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(v.r, vanish_vspace, VANISH_RADIX, ROOT, ROOT_SLOT_VSPACE, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(v.r, vanish_cnode, VANISH_RADIX, ROOT, v.other, ROOT_DEPTH, RIGHTS_ALL));
-    CHECK_OK(cnode_copy(v.r, VANISH_GO, VANISH_RADIX, ROOT, v.go, ROOT_DEPTH, RIGHTS_ALL));
-    word_t unused;
-    preempt_arm(1000);
-    run_own_killer(v.r, WORD_BITS - VANISH_RADIX, v.go, VANISH_GO, v.target);
-    sys_debug_preempt(0, &unused);
-    if (test_failed())
-        return;
-    CHECK_ST(tcb_resume(v.target), E_ILLEGAL_OPERATION);
-    vanish_end(&v);
+    sources_vanish(1000);
 }
 
 /*
