@@ -281,9 +281,12 @@ run: deps
 lockbench: deps
 	@.venv/bin/python tools/lockbench.py $(LOCKBENCH_ARGS)
 
-# The whole test suite.
+# The whole test suite, in TEST_WORKERS pytest-xdist workers: one per host core of the two-core
+# build machines.  The tests that share a boot run in one worker (tests/conftest.py), and a
+# guest that keeps every host core busy runs alone (tools/host_cores.py).
+TEST_WORKERS ?= 2
 test: deps
-	@.venv/bin/python -m pytest tests -q -rs --durations=20
+	@.venv/bin/python -m pytest tests -q -rs --durations=20 -n $(TEST_WORKERS) --dist loadgroup
 
 # Redis's own test suite (its twelve units of docs/posix.md) against the kernel-hosted real
 # Redis, beside Debian's redis-server on this host; the table goes to results/redis-suite/.

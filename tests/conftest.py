@@ -22,8 +22,33 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
 
+import host_cores  # noqa: E402
 import qemu_run  # noqa: E402
 from records import PREFIX, parse_text, record_type  # noqa: E402
+
+# `make test` runs in two pytest-xdist workers.  In a worker, two makes in one tree at once would
+# write the same build files, so every make, the harness's and those of the tools under test,
+# goes through tests/bin/make, which holds one lock for the tree while it runs; and the guests
+# share the host's cores as tools/host_cores.py says.
+WORKER = os.environ.get(host_cores.WORKER_ENV)
+if WORKER and "REAL_MAKE" not in os.environ:
+    (REPO / "build").mkdir(exist_ok=True)
+    os.environ["REAL_MAKE"] = shutil.which("make") or "make"
+    os.environ["MAKE_LOCK"] = str(REPO / "build" / ".make.lock")
+    os.environ["PATH"] = f"{REPO / 'tests' / 'bin'}{os.pathsep}{os.environ['PATH']}"
+    os.environ[host_cores.LOCK_ENV] = str(REPO / "build" / ".host-cores.lock")
+    host_cores.holder_mark(Path(os.environ[host_cores.LOCK_ENV]), WORKER).unlink(missing_ok=True)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    """Before pytest-xdist reads the groups: keep the tests that share a boot or a module's fixtures in one worker: with `--dist
+    loadgroup` a test without a group of its own runs in its module's group, so a module's
+    fixtures are made once.  The in-guest suite's cases name their boot's group themselves
+    (suite_group), one group per boot, so the suites spread over the workers."""
+    for item in items:
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(Path(item.fspath).stem))
 
 # Seconds a boot may take under TCG before the harness calls it hung.  TCG on
 # the two-core build machines runs 8 virtual CPUs slowly; scale with cpus.
@@ -37,11 +62,19 @@ needs_arm_tools = pytest.mark.skipif(
     reason="arm-none-eabi-gcc or qemu-system-arm is not installed (make deps)")
 
 
-def on_port(arch: str, *values: object) -> object:
+def on_port(arch: str, *values: object, group: str | None = None) -> object:
     """A pytest parameter set whose first value is the port, skipped (saying why) where the port's
-    compiler or QEMU is missing; its id joins the values: "arm-imx6-fine-4"."""
-    return pytest.param(arch, *values, marks=[needs_arm_tools] if arch == "arm-imx6" else [],
-                        id="-".join(str(v) for v in (arch, *values)))
+    compiler or QEMU is missing; its id joins the values: "arm-imx6-fine-4".  `group` names the
+    pytest-xdist group of its tests (pytest_collection_modifyitems)."""
+    marks = [needs_arm_tools] if arch == "arm-imx6" else []
+    if group:
+        marks.append(pytest.mark.xdist_group(group))
+    return pytest.param(arch, *values, marks=marks, id="-".join(str(v) for v in (arch, *values)))
+
+
+def suite_group(arch: str, lock: str, cpus: int) -> str:
+    """The pytest-xdist group of the tests that read one boot of the in-guest suite."""
+    return f"suite-{arch}-{lock}-{cpus}"
 
 
 class BuildError(Exception):

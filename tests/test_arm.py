@@ -12,7 +12,7 @@ import subprocess
 import pytest
 
 import qemu_run
-from conftest import REPO, assert_booted, build, guest_test_names, needs_arm_tools
+from conftest import REPO, assert_booted, build, guest_test_names, needs_arm_tools, suite_group
 
 ARCH = "arm-imx6"
 NAMES = guest_test_names()
@@ -90,6 +90,7 @@ def test_uboot_boots_the_uimage(guest):
 
 @needs_arm_tools
 @needs_uboot
+@pytest.mark.xdist_group(suite_group(ARCH, "fine", 4))
 def test_suite_passes_after_uboot(guest):
     """The whole in-guest suite, on four cores, on a kernel U-Boot started.
 

@@ -9,16 +9,20 @@ import re
 import pytest
 
 from conftest import (Boot, assert_booted, assert_guest_test_passed, console_record, fuzz_final_record,
-                      guest_test_names, kvm_skip_reason, on_port, skip_is_expected)
+                      guest_test_names, kvm_skip_reason, on_port, skip_is_expected, suite_group)
 import qemu_run
 from records import parse_text
 
+def suite_config(arch: str, lock: str, cpus: int) -> object:
+    return on_port(arch, lock, cpus, group=suite_group(arch, lock, cpus))
+
+
 # (arch, lock, cpus): x86_64 runs every variant on 1, 2 and 4 CPUs; arm-imx6 runs its variants
 # as on the board's four cores and on one.  `none` has no lock, so it runs on one core only.
-CONFIGS = [on_port("x86_64", "none", 1)] + \
-          [on_port("x86_64", lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)] + \
-          [on_port("arm-imx6", "none", 1)] + \
-          [on_port("arm-imx6", lock, cpus) for lock in ("bkl", "fine") for cpus in (1, 4)]
+CONFIGS = [suite_config("x86_64", "none", 1)] + \
+          [suite_config("x86_64", lock, cpus) for lock in ("bkl", "fine", "rtm") for cpus in (1, 2, 4)] + \
+          [suite_config("arm-imx6", "none", 1)] + \
+          [suite_config("arm-imx6", lock, cpus) for lock in ("bkl", "fine") for cpus in (1, 4)]
 NAMES = guest_test_names()
 
 
@@ -84,8 +88,8 @@ def test_suite_run_completes(guest, arch, lock, cpus):
     assert not run.of_type("panic"), run.of_type("panic")
 
 
-@pytest.mark.parametrize("arch,lock", [on_port("x86_64", "bkl"), on_port("x86_64", "fine"),
-                                       on_port("arm-imx6", "bkl"), on_port("arm-imx6", "fine")])
+@pytest.mark.parametrize("arch,lock", [on_port(arch, lock, group=suite_group(arch, lock, 4))
+                                       for arch in ("x86_64", "arm-imx6") for lock in ("bkl", "fine")])
 def test_multicore_tests_used_every_core(guest, arch, lock):
     """With four cores online the multicore tests really spread over them."""
     run = suite(guest, arch, lock, 4)
@@ -94,7 +98,7 @@ def test_multicore_tests_used_every_core(guest, arch, lock):
     assert any("4 cores" in r.get("detail", "") for r in mc.values()), mc
 
 
-@pytest.mark.parametrize("arch", [on_port("x86_64"), on_port("arm-imx6")])
+@pytest.mark.parametrize("arch", [on_port(arch, group=suite_group(arch, "bkl", 1)) for arch in ("x86_64", "arm-imx6")])
 def test_user_timer_irq_ticks(guest, arch):
     """The port's timer tick reaches a user-level handler at about 100 Hz (QEMU's virtual time)."""
     record = suite(guest, arch, "bkl", 1).tests["irq_timer_delivery"]
@@ -130,19 +134,23 @@ def test_suite_under_kvm(guest, cpus):
 # that found a use-after-free (docs/locking.md, "Known problems"), so fine runs on four parallel
 # cores.  none, which has no lock, runs on one core.  Longer runs are `make fuzz`
 # (docs/userland.md).
-# name: (lock, cpus, calls, guest seconds, in turns under -icount)
 # (arch, lock, cpus, calls, guest seconds, in turns under -icount); arm-imx6 as on the board's
-# four cores, and `none` on one.
+# four cores, and `none` on one.  Each run is a boot of its own, and a pytest-xdist group of its
+# own.
+def fuzz_run(arch: str, lock: str, cpus: int, calls: int, seconds: int, turns: bool) -> object:
+    return on_port(arch, lock, cpus, calls, seconds, turns, group=f"fuzz-{arch}-{lock}-{cpus}")
+
+
 FUZZ_RUNS = [
-    on_port("x86_64", "none", 1, 300_000, 60, False),
-    on_port("x86_64", "bkl", 4, 300_000, 4, True),
-    on_port("x86_64", "rtm", 4, 300_000, 4, True),
-    on_port("x86_64", "fine", 4, 200_000, 90, False),
-    on_port("x86_64", "bkl", 2, 5_000, 60, False),
-    on_port("x86_64", "fine", 2, 5_000, 60, False),
-    on_port("arm-imx6", "none", 1, 300_000, 60, False),
-    on_port("arm-imx6", "bkl", 4, 300_000, 4, True),
-    on_port("arm-imx6", "fine", 4, 100_000, 90, False),
+    fuzz_run("x86_64", "none", 1, 300_000, 60, False),
+    fuzz_run("x86_64", "bkl", 4, 300_000, 4, True),
+    fuzz_run("x86_64", "rtm", 4, 300_000, 4, True),
+    fuzz_run("x86_64", "fine", 4, 200_000, 90, False),
+    fuzz_run("x86_64", "bkl", 2, 5_000, 60, False),
+    fuzz_run("x86_64", "fine", 2, 5_000, 60, False),
+    fuzz_run("arm-imx6", "none", 1, 300_000, 60, False),
+    fuzz_run("arm-imx6", "bkl", 4, 300_000, 4, True),
+    fuzz_run("arm-imx6", "fine", 4, 100_000, 90, False),
 ]
 
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from records import RecordError, parse_lines  # noqa: E402
+import host_cores  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 KVM_PROBE_CACHE = REPO / "build" / "kvm-probe.json"
@@ -516,8 +517,10 @@ def main() -> int:
                    help="how many ports --net forwards (default: those the app serves: redis 1, "
                         "or one per CPU but the driver's with layout=percore; other apps one per CPU)")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
-    with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch:
-        return run(p.parse_args(), Path(scratch))
+    args = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch, \
+            host_cores.held(host_cores.needs_every_core(args.cpus, args.icount)):
+        return run(args, Path(scratch))
 
 
 if __name__ == "__main__":

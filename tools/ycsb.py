@@ -15,6 +15,7 @@ counts, with every return that is not OK counted as an error.  Only 127.0.0.1 is
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import shutil
 import subprocess
@@ -46,16 +47,21 @@ class YcsbError(Exception):
 
 
 def build() -> None:
-    """Build the binding with Maven unless its jar is newer than its sources."""
+    """Build the binding with Maven unless its jar is newer than its sources.  One build at a
+    time: the test workers of `make test` may all want it at once, and two Mavens in one project
+    folder would write the same files."""
     sources = [PROJECT / "pom.xml", *PROJECT.rglob("*.java")]
-    if JAR.exists() and all(s.stat().st_mtime <= JAR.stat().st_mtime for s in sources):
-        return
-    if shutil.which("mvn") is None:
-        raise YcsbError("Maven (mvn) is not installed: run tools/ensure_deps.sh")
-    proc = subprocess.run(["mvn", "-q", "-B", "-f", str(PROJECT / "pom.xml"), "package"],
-                          capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise YcsbError(f"building the YCSB binding failed:\n{proc.stdout}\n{proc.stderr}")
+    BUILD.mkdir(parents=True, exist_ok=True)
+    with open(BUILD / ".build.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if JAR.exists() and all(s.stat().st_mtime <= JAR.stat().st_mtime for s in sources):
+            return
+        if shutil.which("mvn") is None:
+            raise YcsbError("Maven (mvn) is not installed: run tools/ensure_deps.sh")
+        proc = subprocess.run(["mvn", "-q", "-B", "-f", str(PROJECT / "pom.xml"), "package"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise YcsbError(f"building the YCSB binding failed:\n{proc.stdout}\n{proc.stderr}")
 
 
 def parse_output(text: str) -> dict:
