@@ -116,7 +116,7 @@ LWIP_SRC := $(addprefix $(LWIP_DIR)/src/,core/init.c core/def.c core/inet_chksum
 USER_INC += -Iuserland/net -I$(LWIP_DIR)/src/include
 USER_SRC := $(filter-out userland/roottask/network_absent.c,$(USER_SRC)) $(LWIP_SRC)
 else
-USER_SRC := $(filter-out userland/net/% userland/redis/% userland/tests/test_lwip.c,$(USER_SRC)) \
+USER_SRC := $(filter-out userland/net/% userland/redis/% userland/tests/test_lwip.c userland/tests/lwip_test_%,$(USER_SRC)) \
             userland/tests/without_lwip/test_lwip_skipped.c
 endif
 USER_OBJ := $(patsubst %,$(OBJ)/user/%.o,$(USER_SRC)) $(BUILD)/program_image.S.o

@@ -5,19 +5,21 @@ Redis process per core but the NIC driver's.
 Each configuration boots once (a module fixture) and is driven from the host with Debian's own
 clients: INFO, redis-benchmark, Redis's own test suite (tools/redis_suite.py) against the
 verdicts of Debian's redis-server on this host, malformed and oversized requests, floods of
-abrupt disconnects, memory filled to Redis's own -OOM and given back, and a process that faults
+abrupt disconnects, a client port reused while the guest holds the old connection's TIME-WAIT,
+memory filled to Redis's own -OOM and given back, and a process that faults
 (DEBUG ASSERT) while the others serve.  `make redis-suite` runs the whole suite table (docs/posix.md).
 """
 from __future__ import annotations
 
 import socket
 import subprocess
+import time
 
 import pytest
 
 import redis_suite
 from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
-from redis_guest import HEAP_MB, Server, flood, info_section, redis_program, resp_reply
+from redis_guest import HEAP_MB, Server, flood, info_section, redis_program, resp_command, resp_reply
 
 pytestmark = pytest.mark.skipif(
     not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
@@ -30,6 +32,10 @@ CONFIGS = [pytest.param(("x86_64", "bkl", 4), id="x86_64-bkl-4cpu"),
 # The units make test runs; `make redis-suite` runs all of tools/redis_suite.UNITS.
 SUITE_UNITS = ("type/string", "expire", "protocol")
 PASS_SHARE = 0.95   # of the tests Debian's redis-server passes with the same flags
+# lwIP keeps a connection it closed first in TIME-WAIT for 2 MSL (TCP_MSL, 60 s, lwIP's
+# tcp_priv.h).  A reply on a reused port within one MSL cannot be that TIME-WAIT's end, even on a
+# guest clock running at twice the host's; within it, a guest that serves at all answers a PING.
+LWIP_MSL = 60.0
 
 @pytest.fixture(scope="module", params=CONFIGS)
 def server(request):
@@ -105,6 +111,61 @@ def test_floods_of_abrupt_disconnects_leave_every_instance_serving(server):
     for port in server.ports:
         assert redis_cli(port, "SET", "after-flood", "yes") == "OK"
         assert redis_cli(port, "GET", "after-flood") == "yes"
+
+
+def connect_from(local_port: int, port: int) -> socket.socket:
+    """A connection to 127.0.0.1:port from 127.0.0.1:local_port (0: a port the kernel picks)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.settimeout(CLIENT_TIMEOUT)
+    s.bind(("127.0.0.1", local_port))
+    s.connect(("127.0.0.1", port))
+    return s
+
+
+def peer_port_redis_sees(s: socket.socket, f) -> int:
+    """The client port Redis gives for this connection (CLIENT INFO's addr)."""
+    s.sendall(resp_command("CLIENT", "INFO"))
+    header = f.readline()
+    assert header.startswith(b"$"), header
+    fields = dict(word.split("=", 1) for word in f.read(int(header[1:]) + 2).decode().split()
+                  if "=" in word)
+    return int(fields["addr"].rsplit(":", 1)[1])
+
+
+def test_a_reused_client_port_is_served_while_the_guest_holds_its_time_wait(server):
+    """QEMU's user network opens each guest connection from the host client's own port, so a
+    client that reuses the port of a connection Redis closed first (QUIT) reaches a guest that
+    holds that connection in TIME-WAIT.  lwIP alone answers its SYN with the old connection's
+    ACK until the TIME-WAIT ends, 2 MSL later; the guest's IPv4 input hook
+    (userland/net/tcp_timewait_reuse.c, docs/network.md "TIME-WAIT and reused ports") frees the
+    TIME-WAIT connection for a SYN beyond it, and the new connection is served at once."""
+    port = server.ports[1]
+    with connect_from(0, port) as first, first.makefile("rb") as f:
+        local = first.getsockname()[1]
+        assert peer_port_redis_sees(first, f) == local, \
+            "the guest does not see the host client's port, so no guest connection is reused"
+        first.sendall(resp_command("QUIT"))
+        assert f.readline() == b"+OK\r\n"
+        assert f.read() == b"", "Redis did not close the connection after QUIT"
+    # A round trip on another connection, after the close, lets the guest take the close in:
+    # the old connection is in TIME-WAIT before the port comes back.
+    assert redis_cli(port, "PING") == "PONG"
+
+    started = time.monotonic()
+    with connect_from(local, port) as second, second.makefile("rb") as f:
+        second.settimeout(LWIP_MSL)
+        second.sendall(resp_command("PING"))
+        try:
+            reply = f.readline()
+        except OSError as e:    # a timeout
+            reply = e
+        waited = time.monotonic() - started
+        assert reply == b"+PONG\r\n", (f"port {local} reused: {reply!r} after {waited:.1f} s; "
+                                        f"+PONG expected within one MSL ({LWIP_MSL:.0f} s)")
+        second.settimeout(CLIENT_TIMEOUT)
+        assert peer_port_redis_sees(second, f) == local
+    print(f"port {local} reused while the guest held its TIME-WAIT: PONG after {waited:.2f} s")
 
 
 def fill_until_oom(port: int, size: int) -> int:

@@ -56,8 +56,9 @@
 #define TCP_LISTEN_BACKLOG          0
 #define LWIP_TCP_KEEPALIVE          0
 /*
- * Keepalive on every server connection (tcp_server.c), probing after 20 s idle, every 5 s,
- * reset after 4 unanswered: QEMU's user network sends the guest a single reset when the
+ * Keepalive for a connection that asks for it (SOF_KEEPALIVE: the lwIP tests' server,
+ * userland/tests/lwip_test_server.c), probing after 20 s idle, every 5 s, reset after 4
+ * unanswered: QEMU's user network sends the guest a single reset when the
  * host's side of a connection is reset, and when that frame is lost the guest's side stays
  * ESTABLISHED forever (the soak test's load left some so: docs/network.md).  A probe to a
  * connection QEMU has forgotten gets a reset back; a live peer just acknowledges it.

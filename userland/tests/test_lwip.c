@@ -1,6 +1,6 @@
 /*
- * lwIP in the guest without a NIC (docs/network.md): TCP clients and the TCP
- * server glue (userland/net/tcp_server.c), or the stack's side of the socket
+ * lwIP in the guest without a NIC (docs/network.md): TCP clients and the
+ * tests' own TCP server (lwip_test_server.c), or the stack's side of the socket
  * link (userland/net/socket_server.c), talk over lwIP's loopback
  * interface on the test's own thread.  The server runs an echo protocol that
  * asks for the close at a 'Q'.  Each test checks what arrived byte for byte,
@@ -18,7 +18,7 @@
 #include "lwip/timeouts.h"
 #include "socket_link.h"
 #include "socket_server.h"
-#include "tcp_server.h"
+#include "lwip_test_server.h"
 
 #define LWIP_WAIT_MS 60000  /* lwIP's own clock, sys_now() */
 

@@ -1,6 +1,7 @@
 /*
- * A queue of bytes in heap chunks (out_queue.h).  A chunk is taken from the
- * heap whole and filled in order; bytes leave from its front.  Chunks are
+ * A queue of bytes in heap chunks (lwip_test_out_queue.h), for the lwIP
+ * tests' TCP server.  A chunk is taken from the heap whole and filled in
+ * order; bytes leave from its front.  Chunks are
  * sized for the guest's allocator (userland/lib/malloc.c), which hands out
  * power-of-two blocks with a 16-byte header: a chunk's block is the smallest
  * power of two from 1 KiB to 64 KiB whose room holds the bytes pushed, so a
@@ -8,7 +9,7 @@
  * chunk's tail, where one block for a whole 4 MiB reply would take 8 MiB.
  */
 #include <root.h>
-#include "out_queue.h"
+#include "lwip_test_out_queue.h"
 
 #define CHUNK_BLOCK_MIN  1024
 #define CHUNK_BLOCK_MAX  (64 * 1024)

@@ -1,14 +1,15 @@
 /*
- * Bytes waiting to be sent, kept in heap chunks (out_queue.c): the part of
- * a reply that the consumer cannot take yet.  The TCP glue keeps what TCP's
- * send buffer has no room for in one (tcp_server.c).  A reply of any size
- * then costs heap, not room in a fixed buffer such as lwIP's 256 KiB heap,
- * and leaves the queue piece by piece as the consumer takes it.
+ * Bytes waiting to be sent, kept in heap chunks (lwip_test_out_queue.c): the
+ * part of a reply that the consumer cannot take yet.  The lwIP tests' TCP
+ * server (lwip_test_server.c) keeps what TCP's send buffer has no room for in
+ * one.  A reply of any size then costs heap, not room in a fixed buffer such
+ * as lwIP's 256 KiB heap, and leaves the queue piece by piece as the consumer
+ * takes it.
  *
  * Memory comes from malloc/free.  A queue is used by one thread at a time.
  */
-#ifndef NET_OUT_QUEUE_H
-#define NET_OUT_QUEUE_H
+#ifndef LWIP_TEST_OUT_QUEUE_H
+#define LWIP_TEST_OUT_QUEUE_H
 
 #include <stdbool.h>
 #include <stddef.h>

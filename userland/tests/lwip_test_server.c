@@ -1,6 +1,6 @@
 /*
- * The TCP glue between lwIP's raw API and a byte-stream protocol
- * (tcp_server.h).  Each connection's life:
+ * The lwIP tests' TCP server: the glue between lwIP's raw API and a
+ * byte-stream protocol (lwip_test_server.h).  Each connection's life:
  *
  *   accept      -> a slot (or a reset: refused)
  *   first data  -> open: the protocol's state (or none yet: the input is held
@@ -16,7 +16,7 @@
  */
 #include <libc.h>
 #include "lwip/sys.h"
-#include "tcp_server.h"
+#include "lwip_test_server.h"
 
 /* How often lwIP's poll callback runs, in its coarse timer's 500 ms periods. */
 #define POLL_PERIODS 2

@@ -1,16 +1,17 @@
 /*
- * A TCP server on lwIP's raw API (docs/network.md): it listens on a port and
- * hands each connection's bytes, in order, to a protocol (the in-guest lwIP
- * tests' echo, userland/tests/test_lwip.c), writing back what the protocol
- * produces.
+ * The in-guest lwIP tests' TCP server (test_lwip.c runs its echo protocol on
+ * it; docs/network.md, "Tests"), a fixture of those tests: the network's
+ * programs have their sockets from the POSIX personality or the stack process.
+ * On lwIP's raw API, it listens on a port and hands each connection's bytes,
+ * in order, to a protocol, writing back what the protocol produces.
  *
  * Replies go into TCP's send buffer while it has room; the rest waits in the
- * connection's backlog, in chunks of the process's heap (out_queue.h), and
- * goes out piece by piece from the sent and poll callbacks, so a reply of any
- * size the heap can hold reaches the client, while lwIP's own heap holds only
- * what TCP's send buffer does.  While the backlog holds more than
- * TCP_SERVER_BACKLOG_LIMIT bytes the connection reads no more input:
- * received segments are held unacknowledged to the window (copied out of the
+ * connection's backlog, in chunks of the process's heap
+ * (lwip_test_out_queue.h), and goes out piece by piece from the sent and poll
+ * callbacks, so a reply of any size the heap can hold reaches the client,
+ * while lwIP's own heap holds only what TCP's send buffer does.  While the
+ * backlog holds more than TCP_SERVER_BACKLOG_LIMIT bytes the connection reads
+ * no more input: received segments are held unacknowledged to the window (copied out of the
  * receive pool, which they would otherwise pin), so a client that sends
  * without reading fills its own window, not our memory.
  *
@@ -28,12 +29,12 @@
  * Every function here, and every callback, runs on the thread that owns the
  * lwIP instance (NO_SYS).
  */
-#ifndef NET_TCP_SERVER_H
-#define NET_TCP_SERVER_H
+#ifndef LWIP_TEST_SERVER_H
+#define LWIP_TEST_SERVER_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "out_queue.h"
+#include "lwip_test_out_queue.h"
 #include "lwip/tcp.h"
 
 /* A slot for every pcb lwIP can have: lwIP runs out of pcbs (and drops SYNs, which the client
