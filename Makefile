@@ -10,6 +10,7 @@
 # Run-time variables for `make qemu`: CPUS, ACCEL, APP, ARGS, TIMEOUT, ICOUNT, BOOT, NET, NET_PORTS.
 # For `make fuzz`: CONFIGS, SEEDS, CALLS, SECONDS, CHECK.
 # `make posix` builds musl, the POSIX personality and the real Redis (docs/posix-build.md).
+# `make redis-matrix` checks the real Redis's benchmarks on every port, lock and layout (docs/benchmarks.md).
 
 ARCH      ?= x86_64
 LOCK      ?= bkl
@@ -125,7 +126,7 @@ include userland/posix/build.mk
 
 ROOT_ELF   := $(BUILD)/root.elf
 
-.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir programs redis-suite
+.PHONY: all kernel iso uimage qemu run lockbench test soak fuzz debug profile clean deps help print-build-dir programs redis-suite redis-matrix
 all: kernel
 kernel: $(KERNEL_ELF)
 
@@ -295,6 +296,12 @@ redis-suite: deps
 	@mkdir -p results/redis-suite
 	@$(PYTHON) tools/redis_suite.py $(addprefix --guest ,$(REDIS_SUITE_CONFIGS)) \
 	    --markdown results/redis-suite/summary.md --json results/redis-suite/results.json
+
+# The real Redis's benchmark matrix (tools/redis_matrix.py, docs/benchmarks.md): redis-benchmark
+# and YCSB workload A on every port, lock variant and layout, 0 errors and the invariants holding
+# in each; the table goes to results/redis-matrix/.  REDIS_MATRIX_ARGS="--only x86_64-bkl" runs a part.
+redis-matrix: deps
+	@$(PYTHON) tools/redis_matrix.py --out results/redis-matrix $(REDIS_MATRIX_ARGS)
 
 # The long soak of the real Redis on the kernel (tests/test_redis_soak.py); `make test` runs
 # the same test for 90 s.  SOAK_SECONDS sets another length.

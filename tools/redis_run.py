@@ -36,6 +36,7 @@ status 0 when every client finished cleanly and both marks were printed.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -150,6 +151,13 @@ def benchmark_command(port: int, requests: int, clients: int, tests=BENCHMARK_TE
             "-c", str(clients), "-t", ",".join(tests), "-q"]
 
 
+def finished_tests(output: str) -> set:
+    """The tests redis-benchmark -q reported a result for ("MSET (10 keys): N requests per
+    second" gives "mset"); its progress lines, ended by a carriage return, are no result."""
+    return {line.split(":")[0].split()[0].lower() for line in output.replace("\r", "\n").splitlines()
+            if "requests per second" in line}
+
+
 def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: float,
                         tests=BENCHMARK_TESTS) -> tuple:
     """redis-benchmark on every port at once: (operations, errors, seconds, notes)."""
@@ -165,8 +173,12 @@ def run_redis_benchmark(ports: list, requests: int, clients: int, deadline: floa
             client.kill()
             out, _ = client.communicate()
             notes.append(f"redis_run: redis-benchmark on port {p} did not finish in time")
-        if client.returncode != 0 or "error" in out.lower():
+        unfinished = [t for t in tests if t not in finished_tests(out)]
+        if client.returncode != 0 or "error" in out.lower() or unfinished:
             errors += 1
+            if unfinished:
+                notes.append(f"redis_run: redis-benchmark on port {p} reported no result for "
+                             + ",".join(unfinished))
             notes.append(f"redis_run: redis-benchmark on port {p}: exit {client.returncode}: "
                          + " ".join(out.split())[-300:])
     return requests * len(tests) * len(ports), errors, time.monotonic() - began, notes
@@ -283,6 +295,24 @@ def _mark_printed(tag: int):
     return printed
 
 
+@contextlib.contextmanager
+def booted(cmd: list):
+    """Start cmd (a qemu_run.py command) in a session of its own and yield its Console; on
+    leaving, stop the whole session (QEMU with it), by force after 10 s."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            errors="replace", start_new_session=True)
+    try:
+        yield Console(proc.stdout)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+
+
 def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "redis-benchmark",
         records: int = 1000, before_window=None, tests=BENCHMARK_TESTS) -> tuple:
     """Boot with cmd (a qemu_run.py --net command for app=redis) and measure one window.
@@ -294,9 +324,13 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
     if shutil.which(needed) is None:
         return SKIPPED, f"redis_run: {needed} is not installed (tools/ensure_deps.sh installs it)\n"
     deadline = time.monotonic() + timeout
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            errors="replace", start_new_session=True)
-    console = Console(proc.stdout)
+    with booted(cmd) as console:
+        return _window(console, deadline, requests, clients, client, records, before_window, tests)
+
+
+def _window(console: Console, deadline: float, requests: int, clients: int, client: str, records: int,
+            before_window, tests) -> tuple:
+    """run()'s window on a guest that booted: (status, console text and the host's notes)."""
     notes: list[str] = []
     status = 1
 
@@ -370,14 +404,6 @@ def run(cmd: list, timeout: float, requests: int, clients: int, client: str = "r
     except (OSError, MarkError, ycsb.YcsbError) as err:
         notes.append(f"redis_run: {err}")
         return status, console.text() + "\n".join(notes) + "\n"
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
 
 
 def main(argv=None) -> int:
