@@ -40,15 +40,29 @@ if WORKER and "REAL_MAKE" not in os.environ:
     host_cores.holder_mark(Path(os.environ[host_cores.LOCK_ENV]), WORKER).unlink(missing_ok=True)
 
 
+# The groups that take longest, each a few minutes of one worker: the workers start them first,
+# so that the short groups fill the end of the run instead of one long group running alone.
+LONGEST_GROUPS = ("test_redis_soak", "suite-arm-imx6-bkl-4", "fuzz-arm-imx6-fine-4", "test_posix_redis",
+                  "icount-arm-imx6", "test_insn_profile", "test_linux_baseline", "icount-x86_64")
+
+
+def xdist_group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return mark.args[0] if mark else Path(item.fspath).stem
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config, items):
-    """Before pytest-xdist reads the groups: keep the tests that share a boot or a module's fixtures in one worker: with `--dist
-    loadgroup` a test without a group of its own runs in its module's group, so a module's
-    fixtures are made once.  The in-guest suite's cases name their boot's group themselves
-    (suite_group), one group per boot, so the suites spread over the workers."""
+    """Before pytest-xdist reads the groups (`--dist loadgroup`): a test without a group of its
+    own runs in its module's group, so a module's fixtures are made once; the tests that read one
+    boot of the in-guest suite name its group themselves (suite_group), so the suites spread over
+    the workers.  The longest groups go first (LONGEST_GROUPS)."""
     for item in items:
         if not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(Path(item.fspath).stem))
+            item.add_marker(pytest.mark.xdist_group(xdist_group(item)))
+    rank = {group: i for i, group in enumerate(LONGEST_GROUPS)}
+    items.sort(key=lambda item: rank.get(xdist_group(item), len(rank)))
+
 
 # Seconds a boot may take under TCG before the harness calls it hung.  TCG on
 # the two-core build machines runs 8 virtual CPUs slowly; scale with cpus.

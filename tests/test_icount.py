@@ -13,8 +13,9 @@ from conftest import build, on_port
 import icount_baseline as ib
 import insn_profile as prof
 
-VARIANTS = [on_port(arch, lock) for arch in sorted(ib.LOCKS) for lock in ib.LOCKS[arch]]
-PORTS = [on_port(arch) for arch in sorted(ib.LOCKS)]
+# Each port's boots are one pytest-xdist group (tests/conftest.py), read by all its tests.
+VARIANTS = [on_port(arch, lock, group=f"icount-{arch}") for arch in sorted(ib.LOCKS) for lock in ib.LOCKS[arch]]
+PORTS = [on_port(arch, group=f"icount-{arch}") for arch in sorted(ib.LOCKS)]
 # The smallest step of each port's counter under -icount (bench/bench.h, ARCH_COUNTER_STEP).
 COUNTER_STEP = {"x86_64": 1, "arm-imx6": 10}
 # The variants whose barriers are compared: rtm's fallback is bkl's lock under TCG.
@@ -113,7 +114,7 @@ def arm_traced_fastpath(lock, tmp_path) -> dict[str, float]:
     return {f["function"]: f["instructions"] / window["operations"] for f in window["functions"]}
 
 
-@pytest.mark.parametrize("arch", [on_port("arm-imx6")])
+@pytest.mark.parametrize("arch", [on_port("arm-imx6", group="icount-arm-imx6")])
 def test_arm_figures_are_exact_despite_the_counter_step(guest, tmp_path, arch):
     """arm-imx6's counter steps by 10 instructions; the ping-pong dithers its loop (bench/bench.h)
     so that its means are exact all the same.  Held to an instruction trace: between `none` and
