@@ -287,7 +287,7 @@ lockbench: deps
 # guest that keeps every host core busy runs alone (tools/host_cores.py).
 TEST_WORKERS ?= 2
 test: deps
-	@.venv/bin/python -m pytest tests -q -rs --durations=20 -n $(TEST_WORKERS) --dist loadgroup
+	@.venv/bin/python -m pytest tests -q -rs --durations=20 -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # Redis's own test suite (its twelve units of docs/posix.md) against the kernel-hosted real
 # Redis, beside Debian's redis-server on this host; the table goes to results/redis-suite/.
