@@ -1,7 +1,7 @@
 """tools/redis_matrix.py (`make redis-matrix`): its cells and its verdicts, without QEMU.
 
 The matrix itself boots the real Redis in every cell and takes most of an hour, so `make test`
-does not run it; these check that it asks for what the real-Redis issue asks and that every kind
+does not run it; these check that it asks for what docs/benchmarks.md's matrix describes and that every kind
 of shortfall a boot can measure fails its cell.
 """
 from __future__ import annotations
@@ -37,7 +37,7 @@ def verdict(result: dict) -> list[str]:
     return matrix.failures(result, REQUESTS, OPERATIONS)
 
 
-def test_the_cells_are_every_port_lock_and_layout_of_the_issue():
+def test_the_cells_are_every_port_lock_and_layout():
     names = [c.name for c in matrix.cells()]
     assert len(names) == len(set(names))
     got = {(c.arch, c.lock, c.layout) for c in matrix.cells()}
@@ -52,7 +52,7 @@ def test_the_cells_are_every_port_lock_and_layout_of_the_issue():
     assert len(names) == 24
 
 
-def test_the_issue_s_benchmark_and_ycsb_size():
+def test_the_benchmark_and_ycsb_size():
     assert set(matrix.BENCHMARK_TESTS) == {"set", "get", "incr", "lpush", "lpop", "sadd", "hset", "mset"}
     assert matrix.RECORDS == 32000
     assert "layout=processes" in " ".join(matrix.boot_command(matrix.Cell("arm-imx6", "bkl", 1, "processes"),

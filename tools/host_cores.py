@@ -3,7 +3,7 @@
 `make test` runs in two pytest-xdist workers, one per core of the two-core build machines.  A
 guest with several virtual CPUs and no -icount runs one host thread per virtual CPU and keeps
 every host core busy; beside another guest its lock holders are descheduled while their waiters
-spin, and the arm-imx6 bkl suite on four CPUs went from two minutes to more than seven.  So such
+spin, and a bkl suite on four CPUs runs several times slower.  So such
 a guest takes the cores for itself, while a guest that runs on one host thread (one virtual CPU,
 or any number under -icount, which runs them in turns) takes one core and leaves the other.
 

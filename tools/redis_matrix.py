@@ -4,7 +4,7 @@
 For every cell (port x lock variant x CPU count x layout of the app `redis`) one boot of the
 kernel with Debian's Redis on the POSIX personality and a NIC, driven from the host:
 
-  1. redis-benchmark with the tests of the real-Redis issue on every served port at once
+  1. redis-benchmark with the eight tests of docs/benchmarks.md's matrix on every served port at once
      (tools/redis_run.py), and the servers' own counts around it (INFO: the commands they ran,
      the error replies they sent, the connections they refused);
   2. FLUSHALL, then YCSB workload A (tools/ycsb.py): the load of RECORDS records, then the run;
@@ -42,7 +42,7 @@ import ycsb
 
 REPO = Path(__file__).resolve().parent.parent
 
-# What the real-Redis issue asks of every cell.
+# What every cell must show (docs/benchmarks.md, "The whole matrix").
 BENCHMARK_TESTS = ("set", "get", "incr", "lpush", "lpop", "sadd", "hset", "mset")
 RECORDS = 32000
 FIELDS = 10
