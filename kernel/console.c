@@ -7,16 +7,33 @@
  * spinlock held only while one line is written out.  Each core fills its
  * own buffer without any lock (interrupts are off in the kernel, so nothing
  * else on the core can write to it meanwhile).
+ *
+ * A line also holds one writer's bytes only.  A user thread may leave a
+ * partial line between two SYS_DEBUG_PUTS calls and be switched out; when
+ * the kernel itself or another thread then writes on that core, the
+ * partial line is ended first, so its bytes never prefix someone else's
+ * record.
  */
 #include "printf.h"
 #include <arch.h>
 #include <cpu_relax.h>
+#include <abi/msginfo.h>
 
-#define LINE_MAX 256
+/*
+ * Long enough for the longest record any writer prints (a user program's
+ * start record, the kernel's lockstats and invariant records), so that a
+ * line goes out whole; only a longer line is written in pieces.
+ */
+#define LINE_MAX 2048
+
+/* One SYS_DEBUG_PUTS call's bytes fit one line. */
+_Static_assert(LINE_MAX > (MSG_MAX_LENGTH - 1) * sizeof(word_t),
+               "a SYS_DEBUG_PUTS call must fit one line buffer");
 
 struct line_buffer {
     char text[LINE_MAX];
     unsigned len;
+    const void *writer;     /* whose partial line: a thread, or NULL for the kernel */
 } CACHE_ALIGNED;
 
 static struct line_buffer lines[NCPUS];
@@ -51,17 +68,36 @@ static void line_flush(struct line_buffer *b)
     b->len = 0;
 }
 
-/* Add one character to this core's line; the line goes out at '\n' or when full. */
-void console_put(char c);
-void console_put(char c)
+/* End this core's partial line, if any, and write it out. */
+static void line_end(struct line_buffer *b)
+{
+    if (b->len) {
+        b->text[b->len++] = '\n';
+        line_flush(b);
+    }
+}
+
+/*
+ * Add one character from writer to this core's line; the line goes out at
+ * '\n' or when full.  Another writer's partial line is ended first.
+ */
+void console_put_from(const void *writer, char c)
 {
     struct line_buffer *b = &lines[arch_core_id() % NCPUS];
+    if (b->writer != writer)
+        line_end(b);
+    b->writer = writer;
     b->text[b->len++] = c;
-    if (c == '\n' || b->len == LINE_MAX)
+    if (c == '\n' || b->len == LINE_MAX - 1)
         line_flush(b);
+}
+
+void console_put(char c)
+{
+    console_put_from(NULL, c);
 }
 
 void kflush(void)
 {
-    line_flush(&lines[arch_core_id() % NCPUS]);
+    line_end(&lines[arch_core_id() % NCPUS]);
 }

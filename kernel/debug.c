@@ -42,7 +42,7 @@ static void debug_puts(struct tcb *t)
     for (word_t i = 0; i < len; i++) {
         word_t w = get_mr(t, buf, (unsigned)(1 + i / sizeof(word_t)));
         char ch = (char)(w >> (8 * (i % sizeof(word_t))));
-        kputs_n(&ch, 1);
+        kputs_n(t, &ch, 1);
     }
     syscall_return(t, E_OK, 0);
 }

@@ -7,8 +7,6 @@
 #include <arch.h>
 #include <lock.h>
 
-void console_put(char c);
-
 typedef void (*put_fn)(void *arg, char c);
 
 static void put_console(void *arg, char c)
@@ -113,10 +111,10 @@ void kprintf(const char *fmt, ...)
     va_end(ap);
 }
 
-void kputs_n(const char *s, size_t n)
+void kputs_n(const void *writer, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        console_put(s[i]);
+        console_put_from(writer, s[i]);
 }
 
 void kprint_json_string(const char *s, size_t n)

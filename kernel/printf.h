@@ -17,13 +17,21 @@
 void kprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void kvprintf(const char *fmt, va_list ap);
 
-/* Print n raw bytes (a line ends at '\n'), for SYS_DEBUG_PUTS. */
-void kputs_n(const char *s, size_t n);
+/*
+ * Print n raw bytes of writer's text (a line ends at '\n'), for
+ * SYS_DEBUG_PUTS: writer is the calling thread, so that its partial line
+ * never shares a line with another writer's (kernel/console.c).
+ */
+void kputs_n(const void *writer, const char *s, size_t n);
 
 /* Print a JSON string body, escaping quotes, backslashes and control characters. */
 void kprint_json_string(const char *s, size_t n);
 
-/* Write out this core's partial line, if any. */
+/* Add one character to this core's line, from the kernel or from writer (console.c). */
+void console_put(char c);
+void console_put_from(const void *writer, char c);
+
+/* End this core's partial line, if any, and write it out. */
 void kflush(void);
 
 /* The console lock: held only while one whole line goes out. */

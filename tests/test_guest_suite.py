@@ -78,6 +78,54 @@ def test_guest(guest, arch, lock, cpus, name):
     assert_guest_test_passed(run, name)
 
 
+CONSOLE_WHOLE = re.compile(r"console-whole c=(\d+) n=(\d+) ([a-z]+) end")
+
+
+def broken_console_lines(log: str, cores: int) -> list[str]:
+    """What the suite's console tests (userland/tests/test_debug.c) find wrong with the lines
+    they printed: every core's long lines each whole, and a partial line never shared."""
+    lines = log.replace("\r", "").split("\n")
+    wrong = []
+    seen = set()
+    for line in lines:
+        if "console-whole" in line:
+            m = CONSOLE_WHOLE.fullmatch(line)
+            if not m or m.group(3) != chr(ord("a") + int(m.group(1))) * 1200:
+                wrong.append(line[:120] + ("..." if len(line) > 120 else ""))
+            else:
+                seen.add((int(m.group(1)), int(m.group(2))))
+    missing = {(c, n) for c in range(cores) for n in range(8)} - seen
+    if missing:
+        wrong.append(f"lines never seen whole: {sorted(missing)}")
+    for expected in ("console-writer A-begin", "console-writer B", " A-end"):
+        if expected not in lines:
+            wrong.append(f"no line {expected!r} alone")
+    return wrong
+
+
+def test_broken_console_lines_are_found():
+    """The check itself: a cut line, a foreign prefix and a missing line are each reported."""
+    whole = ["console-whole c=%d n=%d %s end" % (c, n, chr(97 + c) * 1200) for c in range(2) for n in range(8)]
+    writer = ["console-writer A-begin", "console-writer B", " A-end"]
+    assert broken_console_lines("\r\n".join(whole + writer) + "\r\n", 2) == []
+    cut = list(whole)
+    cut[3] = cut[3][:256] + "@@ {}" + cut[3][256:]
+    assert len(broken_console_lines("\n".join(cut + writer), 2)) == 2
+    assert broken_console_lines("\n".join(whole[1:] + writer), 2) == ["lines never seen whole: [(0, 0)]"]
+    shared = ["console-writer A-beginconsole-writer B", " A-end"]
+    assert len(broken_console_lines("\n".join(whole + shared), 2)) == 2
+
+
+@pytest.mark.parametrize("arch,lock,cpus", CONFIGS)
+def test_console_lines_stay_whole(guest, arch, lock, cpus):
+    """Lines that every core prints at once, each longer than one SYS_DEBUG_PUTS call, reach the
+    console whole, and one thread's partial line never gets another's text (docs/console.md)."""
+    run = suite(guest, arch, lock, cpus)
+    for name in ("debug_puts_long_lines_from_every_core", "debug_puts_partial_line_stays_its_writers"):
+        assert_guest_test_passed(run, name)
+    assert broken_console_lines(run.log, run.boot_record["cores"]) == []
+
+
 @pytest.mark.parametrize("arch,lock,cpus", CONFIGS)
 def test_suite_run_completes(guest, arch, lock, cpus):
     """The run ends by itself with status 0, on every core it was given, and ran every test."""

@@ -185,3 +185,77 @@ TEST(debug_status_read_back_can_be_rewritten)
     CHECK_OK(sys_debug_invariants(INVARIANTS_FAILURES, &after));
     CHECK_EQ(after, before);
 }
+
+/*
+ * The console keeps lines whole (docs/console.md).  These tests print
+ * lines that the host reads back from the console (tests/test_guest_suite.py,
+ * test_console_lines_stay_whole): in the suite they only print.
+ */
+
+#define CONSOLE_LINES   8
+#define CONSOLE_PAYLOAD 1200   /* longer than one SYS_DEBUG_PUTS call on either port */
+
+struct console_printer {
+    volatile word_t *ready, *go, *done;
+    char line[CONSOLE_PAYLOAD + 64];
+};
+
+/* Once every printer is ready, print CONSOLE_LINES long lines, each in several calls. */
+static void print_long_lines(void *arg)
+{
+    struct console_printer *p = arg;
+    word_t core = sys_debug_core();
+
+    __atomic_fetch_add(p->ready, 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(p->go, __ATOMIC_ACQUIRE))
+        sys_yield();
+    for (word_t i = 0; i < CONSOLE_LINES; i++) {
+        int head = snprintf(p->line, sizeof(p->line), "console-whole c=%lu n=%lu ",
+                            (unsigned long)core, (unsigned long)i);
+        memset(p->line + head, 'a' + (int)core, CONSOLE_PAYLOAD);
+        memcpy(p->line + head + CONSOLE_PAYLOAD, " end\n", 5);
+        puts_raw(p->line, (size_t)head + CONSOLE_PAYLOAD + 5);
+    }
+    __atomic_fetch_add(p->done, 1, __ATOMIC_RELEASE);
+}
+
+/* Every core prints long lines at the same moment; the host finds each line whole. */
+TEST(debug_puts_long_lines_from_every_core)
+{
+    static struct console_printer printers[BOOTINFO_MAX_CORES];
+    static volatile word_t ready, go, done;
+    word_t n = ncores();
+
+    ready = go = done = 0;
+    for (word_t c = 0; c < n; c++) {
+        printers[c] = (struct console_printer){ .ready = &ready, .go = &go, .done = &done };
+        CHECK(spawn(print_long_lines, &printers[c], TEST_PRIO, c, 0));
+    }
+    CHECK(wait_eq(&ready, n, WAIT_MS));
+    __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
+    CHECK(wait_eq(&done, n, 2 * WAIT_MS));
+    test_note("%lu cores printed %d lines of %d bytes each", (unsigned long)n, CONSOLE_LINES,
+              CONSOLE_PAYLOAD);
+}
+
+static void print_own_line(void *arg)
+{
+    puts_raw("console-writer B\n", 17);
+    *(volatile word_t *)arg = 1;
+}
+
+/*
+ * This thread leaves a partial line; a higher-priority thread on the same
+ * core prints a whole line before the first one ends its own.  The host
+ * finds the second thread's line alone: the partial one was ended first.
+ */
+TEST(debug_puts_partial_line_stays_its_writers)
+{
+    static volatile word_t done;
+
+    done = 0;
+    puts_raw("console-writer A-begin", 22);
+    CHECK(spawn(print_own_line, (void *)&done, TEST_PRIO + 1, 0, 0));
+    CHECK(wait_eq(&done, 1, WAIT_MS));
+    puts_raw(" A-end\n", 7);
+}
