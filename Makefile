@@ -244,7 +244,8 @@ BOOT_ARGS_uboot   := --uboot $(UBOOT_IMX)
 QEMU_RUN = $(PYTHON) tools/qemu_run.py --arch $(ARCH) --lock $(LOCK) --image $(KERNEL_ELF) \
            --cpus $(CPUS) --accel $(ACCEL) --timeout $(TIMEOUT) $(if $(filter 1,$(ICOUNT)),--icount) \
            $(if $(filter 1,$(UNSAFE)),--unsafe) $(BOOT_ARGS_$(BOOT)) --cmdline "app=$(APP) $(ARGS)" \
-           $(if $(filter 1,$(NET)),--net $(if $(NET_PORTS),--net-ports $(NET_PORTS)))
+           $(if $(filter 1 tap,$(NET)),--net $(if $(NET_PORTS),--net-ports $(NET_PORTS))) \
+           $(if $(filter tap,$(NET)),--tap)
 
 qemu: $(KERNEL_ELF) $(BOOT_IMAGE_$(BOOT))
 	@$(QEMU_RUN)

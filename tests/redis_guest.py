@@ -51,18 +51,22 @@ class Server:
     """A booted guest serving Redis: its qemu_run process and the host ports of its instances."""
 
     def __init__(self, arch: str, lock: str, cpus: int, cmdline: str,
-                 guest_timeout: float = GUEST_TIMEOUT, posix_program: Path | None = None):
+                 guest_timeout: float = GUEST_TIMEOUT, posix_program: Path | None = None,
+                 tap: bool = False):
         """cmdline is the guest's boot command line ("app=redis ..."); posix_program embeds a
-        POSIX program (the real Redis, docs/posix-loader.md) in the image."""
+        POSIX program (the real Redis, docs/posix-loader.md) in the image; tap puts the NIC on a
+        tap device (tools/net_tap.py), where the host reaches the guest at `address`."""
         opts = {"posix_program": str(posix_program)} if posix_program else {}
         image = build(arch, lock, **opts) / "kernel.elf"
         self.argv = [sys.executable, str(REPO / "tools" / "qemu_run.py"), "--arch", arch,
                      "--lock", lock, "--image", str(image), "--cpus", str(cpus), "--accel", "tcg",
-                     "--timeout", str(guest_timeout), "--net", "--cmdline", cmdline]
+                     "--timeout", str(guest_timeout), "--net", *(["--tap"] if tap else []),
+                     "--cmdline", cmdline]
         self.proc = subprocess.Popen(self.argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT, start_new_session=True)
         self.log = ""
         self.forwards: dict[int, int] = {}
+        self.address = "127.0.0.1"
         self.ports: list[int] = []
         self.pending = b""
 
@@ -88,6 +92,7 @@ class Server:
                 record = json.loads(line[len(PREFIX):])
                 if "net" in record:
                     self.forwards = {f["guest"]: f["host"] for f in record["net"]["forwards"]}
+                    self.address = record["net"].get("address", self.address)
                 if found(record):
                     self.pending = b"\n".join(lines[i + 1:] + [self.pending])
                     return record
@@ -189,8 +194,8 @@ class RespError(Exception):
 class Resp:
     """A RESP2 client on one socket, enough to pipeline commands and read their replies."""
 
-    def __init__(self, port: int):
-        self.sock = socket.create_connection(("127.0.0.1", port), timeout=CLIENT_TIMEOUT)
+    def __init__(self, port: int, host: str = "127.0.0.1"):
+        self.sock = socket.create_connection((host, port), timeout=CLIENT_TIMEOUT)
         self.buf = b""
 
     def send(self, *commands: tuple[bytes, ...]) -> None:

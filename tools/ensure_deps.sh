@@ -18,6 +18,8 @@ command -v mkimage            >/dev/null || need+=(u-boot-tools)
 command -v qemu-arm           >/dev/null || need+=(qemu-user)
 # Redis's own test suite (tools/redis_suite.py) is Tcl.
 command -v tclsh              >/dev/null || need+=(tcl)
+# A guest's NIC on a tap device (tools/net_tap.py) is set up with iproute2.
+command -v ip                 >/dev/null || need+=(iproute2)
 command -v make               >/dev/null || need+=(make)
 command -v gcc                >/dev/null || need+=(gcc)
 python3 -c 'import venv, ensurepip' 2>/dev/null || need+=(python3-venv)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import json
 import os
 import shutil
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from records import RecordError, parse_lines  # noqa: E402
 import host_cores  # noqa: E402
+import net_tap  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 KVM_PROBE_CACHE = REPO / "build" / "kvm-probe.json"
@@ -222,6 +224,11 @@ def hostfwd(forwards: list[tuple[int, int]], udp_forwards: list[tuple[int, int]]
             + "".join(f",hostfwd=udp:127.0.0.1:{h}-:{g}" for h, g in udp_forwards or []))
 
 
+def tap_options(device: str) -> str:
+    """QEMU's options for a tap device that tools/net_tap.py made and configured."""
+    return f"ifname={device},script=no,downscript=no"
+
+
 def listen_backlog_shim() -> Path | None:
     """The LD_PRELOAD shim of tools/listen_backlog.c, built into build/host/ when it is older.
 
@@ -257,12 +264,14 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               uboot: Path | None = None, gdb: bool = False,
               scratch: Path | None = None,
               forwards: list[tuple[int, int]] | None = None,
-              udp_forwards: list[tuple[int, int]] | None = None) -> list[str]:
+              udp_forwards: list[tuple[int, int]] | None = None,
+              tap: str | None = None) -> list[str]:
     """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest.
 
     forwards (host port, guest port) give the guest a NIC on QEMU user networking (slirp)
     with those TCP forwards, and udp_forwards with those UDP ones: x86_64 an e1000, arm-imx6
-    the board's own ENET.  forwards None: no NIC.
+    the board's own ENET.  forwards None: no NIC.  tap names a tap device (tools/net_tap.py)
+    for the NIC instead of slirp; the forwards then only say which guest ports are served.
     """
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
@@ -276,7 +285,9 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             argv += ["-cdrom", str(iso), "-boot", "d"]
         else:
             argv += ["-kernel", str(image), "-append", cmdline]
-        if forwards is not None:
+        if tap is not None:
+            argv += ["-netdev", f"tap,id=n0,{tap_options(tap)}", "-device", "e1000,netdev=n0"]
+        elif forwards is not None:
             argv += ["-netdev", "user,id=n0" + hostfwd(forwards, udp_forwards), "-device", "e1000,netdev=n0"]
     elif arch == "arm-imx6":
         argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
@@ -293,7 +304,9 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
             blob.write_bytes(cmdline.encode() + b"\0")
             argv += ["-kernel", str(image),
                      "-device", f"loader,file={blob},addr={ARM_CMDLINE_ADDR:#x},force-raw=on"]
-            if forwards is not None:
+            if tap is not None:
+                argv += ["-nic", f"tap,{tap_options(tap)}"]
+            elif forwards is not None:
                 argv += ["-nic", "user" + hostfwd(forwards, udp_forwards)]
     else:
         raise SystemExit(f"unknown arch {arch}")
@@ -349,7 +362,7 @@ def host_realtime_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
-def run(args: argparse.Namespace, scratch: Path) -> int:
+def run(args: argparse.Namespace, scratch: Path, tap: str | None = None) -> int:
     image = Path(args.image)
     if args.lock == "none" and args.cpus > 1 and not args.unsafe:
         print("LOCK=none has no kernel lock and is correct only on one core: "
@@ -380,24 +393,33 @@ def run(args: argparse.Namespace, scratch: Path) -> int:
         if not 1 <= count <= NET_PORTS_MAX:
             print(f"qemu_run: --net-ports must be 1..{NET_PORTS_MAX}", file=sys.stderr)
             return 2
-        forwards = port_forwards(free_host_ports(count))
-        udp_forwards = [(free_host_ports(1, socket.SOCK_DGRAM)[0], GUEST_CONTROL_PORT)]
+        if tap is None:
+            address = "127.0.0.1"
+            forwards = port_forwards(free_host_ports(count))
+            udp_forwards = [(free_host_ports(1, socket.SOCK_DGRAM)[0], GUEST_CONTROL_PORT)]
+        else:
+            address = net_tap.GUEST_ADDRESS
+            forwards = port_forwards([GUEST_PORT_BASE + i for i in range(count)])
+            udp_forwards = [(GUEST_CONTROL_PORT, GUEST_CONTROL_PORT)]
+            print(f"qemu_run: net: tap device {tap}, the guest at {address}", flush=True)
         for h, g in forwards:
-            print(f"qemu_run: net: 127.0.0.1:{h} -> guest port {g}", flush=True)
+            print(f"qemu_run: net: {address}:{h} -> guest port {g}", flush=True)
         for h, g in udp_forwards:
-            print(f"qemu_run: net: udp 127.0.0.1:{h} -> guest udp port {g}", flush=True)
-        print("@@ " + json.dumps({"net": {"forwards": [{"host": h, "guest": g} for h, g in forwards],
-                                          "udp": [{"host": h, "guest": g} for h, g in udp_forwards]}}),
-              flush=True)
+            print(f"qemu_run: net: udp {address}:{h} -> guest udp port {g}", flush=True)
+        net = {"forwards": [{"host": h, "guest": g} for h, g in forwards],
+               "udp": [{"host": h, "guest": g} for h, g in udp_forwards]}
+        if tap is not None:
+            net.update(address=address, tap=tap)
+        print("@@ " + json.dumps({"net": net}), flush=True)
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
                      args.extra or [], iso=Path(args.iso) if args.iso else None,
                      uboot=uboot, gdb=args.gdb, scratch=scratch, forwards=forwards,
-                     udp_forwards=udp_forwards)
+                     udp_forwards=udp_forwards, tap=tap)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
     env = None
-    if forwards:
+    if forwards and tap is None:
         shim = listen_backlog_shim()
         if shim is not None:
             env = dict(os.environ)
@@ -516,11 +538,22 @@ def main() -> int:
     p.add_argument("--net-ports", type=int, default=None,
                    help="how many ports --net forwards (default: those the app serves: redis 1, "
                         "or one per CPU but the driver's with layout=percore; other apps one per CPU)")
+    p.add_argument("--tap", action="store_true",
+                   help="with --net: the NIC on a tap device instead (tools/net_tap.py; needs root): "
+                        "the host reaches the guest at 10.0.2.15 on the guest's own ports, through "
+                        "its own TCP stack, which keeps the order between connections")
     p.add_argument("extra", nargs="*", help="extra QEMU arguments (after --)")
     args = p.parse_args()
+    if args.tap:
+        why = net_tap.unavailable()
+        if why or not args.net or args.uboot:
+            print(f"qemu_run: --tap: {why or 'needs --net, and not --uboot'}", file=sys.stderr)
+            return EXIT_NO_QEMU if why else 2
     with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch, \
-            host_cores.held(host_cores.needs_every_core(args.cpus, args.icount)):
-        return run(args, Path(scratch))
+            host_cores.held(host_cores.needs_every_core(args.cpus, args.icount)), \
+            contextlib.ExitStack() as stack:
+        tap = stack.enter_context(net_tap.tap_device()) if args.tap else None
+        return run(args, Path(scratch), tap)
 
 
 if __name__ == "__main__":

@@ -245,6 +245,13 @@ def host_forwards(records) -> dict:
     return {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
 
 
+def served_address(records) -> str:
+    """Where the host reaches the guest's served ports: 127.0.0.1 through QEMU's port forwards,
+    or the guest's own address on a tap device (qemu_run.py --tap, tools/net_tap.py)."""
+    return next((r["net"]["address"] for r in rec.of_type(records, "net") if "address" in r["net"]),
+                "127.0.0.1")
+
+
 def served_host_ports(records) -> list[int]:
     """The host ports that reach a port the guest's app serves, in guest port order."""
     forwards = host_forwards(records)

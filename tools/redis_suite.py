@@ -32,6 +32,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import net_tap  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SOURCE = os.path.join(ROOT, ".deps", "redis")
 
@@ -193,15 +196,16 @@ GUEST_HEAP_MB = 64
 SERVE_TIMEOUT = 900.0
 
 
-def guest_run(config: str, units, say=print) -> tuple[list[dict], str]:
+def guest_run(config: str, units, say=print, tap: bool = False) -> tuple[list[dict], str]:
     """Boot the real Redis on the kernel (config "arch-lock-cpus"), run the units against its
-    first instance; the verdicts and the console's text."""
+    first instance; the verdicts and the console's text.  tap: the guest's NIC on a tap device
+    (tools/net_tap.py), which keeps the order between the harness's connections."""
     import redis_run    # the boot's console reader
 
     arch, lock, cpus = config.rsplit("-", 2)
     subprocess.run(["make", "-s", "posix", f"ARCH={arch}", "-j2"], cwd=ROOT, check=True)
     program = os.path.join(ROOT, "build", "posix", arch, "redis-server")
-    cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis", "NET=1",
+    cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis", f"NET={'tap' if tap else 1}",
            f"POSIX_PROGRAM={program}", f"ARGS=heap_mb={GUEST_HEAP_MB}", "TIMEOUT=7200"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace", start_new_session=True)
@@ -211,7 +215,8 @@ def guest_run(config: str, units, say=print) -> tuple[list[dict], str]:
         ports = redis_run.served_host_ports(console.records) if serving else []
         if not ports:
             raise RuntimeError(f"{config}: the guest did not serve:\n" + "\n".join(console.lines[-40:]))
-        return run_units(units, "127.0.0.1", ports[0], say), "\n".join(console.lines)
+        return run_units(units, redis_run.served_address(console.records), ports[0], say), \
+            "\n".join(console.lines)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
@@ -257,6 +262,9 @@ def main(argv=None) -> int:
     ap.add_argument("--guest", action="append", default=[],
                     help="arch-lock-cpus: boot the kernel-hosted real Redis and compare with the baseline")
     ap.add_argument("--markdown", help="with --guest: write the comparison table here")
+    ap.add_argument("--network", choices=("auto", "tap", "user"), default="auto",
+                    help="with --guest: the guest's NIC on a tap device (keeps the order between "
+                         "connections, needs root), on QEMU's user network, or tap where it can")
     ap.add_argument("--json", help="write the verdicts here")
     args = ap.parse_args(argv)
     why = missing_parts()
@@ -266,13 +274,21 @@ def main(argv=None) -> int:
     units = [u for u in args.units.split(",") if u]
     if args.guest:
         say = lambda text, **k: print(text, flush=True)  # noqa: E731
+        no_tap = net_tap.unavailable()
+        if args.network == "tap" and no_tap:
+            print(f"--network tap: {no_tap}", file=sys.stderr)
+            return 77
+        tap = args.network == "tap" or (args.network == "auto" and no_tap is None)
+        say("network: " + ("a tap device (tools/net_tap.py)" if tap else
+                           "QEMU's user network, which does not keep the order between connections "
+                           f"(docs/network.md){': ' + no_tap if no_tap and args.network == 'auto' else ''}"))
         say("baseline: Debian's redis-server")
         baseline = baseline_run(units, say)
         table = {}
         raw = {"baseline": baseline}
         for config in args.guest:
             say(f"{config}: the kernel-hosted Redis")
-            results, _ = guest_run(config, units, say)
+            results, _ = guest_run(config, units, say, tap)
             raw[config] = results
             table[config] = compare(results, baseline)
         if args.json:
