@@ -55,6 +55,37 @@ def test_compare_counts_every_run_of_a_repeated_name():
     assert c["units"][0]["how"] == {"same": "skipped"}
 
 
+class FakeConsole:
+    def __init__(self, records):
+        self.records = records
+
+
+def test_kernel_health_counts_fault_records_and_fails_without_the_check():
+    """A run is healthy only with the invariant checker's OK and no panic or fault record; a guest
+    with no control port cannot be checked, so it is not healthy."""
+    quiet = FakeConsole([{"redis": {"ports": [6379]}}, {"test": "x"}])
+    health = redis_suite.kernel_health(quiet, "127.0.0.1")
+    assert health == {"check": "no control port",
+                      "faults": {"panic": 0, "posix_fault": 0, "redis_instance_end": 0}}
+    assert not redis_suite.healthy(health)
+    assert redis_suite.healthy({"check": "OK check", "faults": {"panic": 0, "posix_fault": 0}})
+    assert not redis_suite.healthy({"check": "OK check", "faults": {"panic": 0, "posix_fault": 1}})
+    assert not redis_suite.healthy({"check": "invariant failed", "faults": {"panic": 0}})
+    faulted = FakeConsole([{"posix_fault": {"process": 0}}, {"panic": {"core": 1}}])
+    assert redis_suite.kernel_health(faulted, "127.0.0.1")["faults"] == \
+        {"panic": 1, "posix_fault": 1, "redis_instance_end": 0}
+
+
+def test_markdown_states_the_kernel_health_of_each_configuration():
+    baseline = [{"unit": "quit", "ok": ["q"]}]
+    row = redis_suite.compare([{"unit": "quit", "ok": ["q"]}], baseline)
+    table = {"x86_64-bkl-4": row | {"health": {"check": "OK check", "faults": {"panic": 0}}},
+             "arm-imx6-bkl-4": row | {"health": {"check": "OK check", "faults": {"panic": 2}}}}
+    text = redis_suite.markdown(table, baseline)
+    assert "- x86_64-bkl-4: invariant check 'OK check'; panic, posix_fault or redis_instance_end records: none" in text
+    assert "- arm-imx6-bkl-4: invariant check 'OK check'; panic, posix_fault or redis_instance_end records: 2 panic" in text
+
+
 @needs_suite
 def test_debian_server_passes_the_protocol_unit_and_a_unit_cannot_leave_settings_behind():
     port = redis_suite.free_port()

@@ -79,9 +79,6 @@ READ_BACK = ("local keys = redis.call('ZRANGE', KEYS[1], 0, -1) "
              "return {#keys, whole}")
 INDEX_KEY = "ycsb:index:usertable"
 # Console records that say something went wrong in the guest (docs/console.md).
-FAULT_RECORDS = ("panic", "posix_fault", "redis_instance_end")
-
-
 @dataclass(frozen=True)
 class Cell:
     arch: str
@@ -225,7 +222,8 @@ def run_cell(cell: Cell, image: Path, log: Path, requests: int, operations: int)
                 if control is not None else "no control port"
         except (OSError, TimeoutError) as err:
             result["check"] = str(err)
-        result["console"] = {kind: len(rec.of_type(console.records, kind)) for kind in FAULT_RECORDS}
+        result["console"] = {kind: len(rec.of_type(console.records, kind))
+                             for kind in redis_run.FAULT_RECORDS}
     return result
 
 

@@ -110,12 +110,12 @@ def commands_processed(info: dict) -> int | None:
     return int(value) if value.isdigit() else None
 
 
-def control_request(port: int, request: str, timeout: float) -> str:
-    """One request to the NIC driver's control port, reached at 127.0.0.1:port (UDP): its reply.
+def control_request(port: int, request: str, timeout: float, host: str = "127.0.0.1") -> str:
+    """One request to the NIC driver's control port, reached at host:port (UDP): its reply.
     Sent again every CONTROL_RESEND seconds until a reply comes; TimeoutError after `timeout`."""
     deadline = time.monotonic() + timeout
     with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
-        s.connect(("127.0.0.1", port))
+        s.connect((host, port))
         while True:
             left = deadline - time.monotonic()
             if left <= 0:
@@ -243,6 +243,10 @@ class Console:
 def host_forwards(records) -> dict:
     """{guest port: the host port that reaches it}, from qemu_run's `net` record."""
     return {f["guest"]: f["host"] for r in rec.of_type(records, "net") for f in r["net"]["forwards"]}
+
+
+# Console records that say the kernel or a Redis process went wrong.
+FAULT_RECORDS = ("panic", "posix_fault", "redis_instance_end")
 
 
 def served_address(records) -> str:

@@ -194,19 +194,22 @@ def baseline_run(units, say=print) -> list[dict]:
 
 GUEST_HEAP_MB = 64
 SERVE_TIMEOUT = 900.0
+CONTROL_TIMEOUT = 60.0
 
 
-def guest_run(config: str, units, say=print, tap: bool = False) -> tuple[list[dict], str]:
+def guest_run(config: str, units, say=print, tap: bool = False) -> tuple[list[dict], dict]:
     """Boot the real Redis on the kernel (config "arch-lock-cpus"), run the units against its
-    first instance; the verdicts and the console's text.  tap: the guest's NIC on a tap device
-    (tools/net_tap.py), which keeps the order between the harness's connections."""
+    first instance; the verdicts, and the kernel's health after them (kernel_health()).  tap: the
+    guest's NIC on a tap device (tools/net_tap.py), which keeps the order between the harness's
+    connections."""
     import redis_run    # the boot's console reader
 
     arch, lock, cpus = config.rsplit("-", 2)
     subprocess.run(["make", "-s", "posix", f"ARCH={arch}", "-j2"], cwd=ROOT, check=True)
     program = os.path.join(ROOT, "build", "posix", arch, "redis-server")
-    cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis", f"NET={'tap' if tap else 1}",
-           f"POSIX_PROGRAM={program}", f"ARGS=heap_mb={GUEST_HEAP_MB}", "TIMEOUT=7200"]
+    cmd = ["make", "-s", "qemu", f"ARCH={arch}", f"LOCK={lock}", f"CPUS={cpus}", "APP=redis",
+           f"NET={'tap' if tap else 1}", f"POSIX_PROGRAM={program}", f"ARGS=heap_mb={GUEST_HEAP_MB}",
+           "TIMEOUT=7200"]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             errors="replace", start_new_session=True)
     console = redis_run.Console(proc.stdout)
@@ -215,12 +218,32 @@ def guest_run(config: str, units, say=print, tap: bool = False) -> tuple[list[di
         ports = redis_run.served_host_ports(console.records) if serving else []
         if not ports:
             raise RuntimeError(f"{config}: the guest did not serve:\n" + "\n".join(console.lines[-40:]))
-        return run_units(units, redis_run.served_address(console.records), ports[0], say), \
-            "\n".join(console.lines)
+        address = redis_run.served_address(console.records)
+        results = run_units(units, address, ports[0], say)
+        return results, kernel_health(console, address)
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(timeout=60)
+
+
+def kernel_health(console, address: str) -> dict:
+    """After the units: the kernel invariant checker's answer through the NIC driver's control
+    port, and how many records of each kind that says something went wrong the console holds."""
+    import redis_run
+
+    control = redis_run.control_port(console.records)
+    try:
+        check = redis_run.control_request(control, "check", CONTROL_TIMEOUT, address) \
+            if control is not None else "no control port"
+    except (OSError, TimeoutError) as err:
+        check = str(err)
+    return {"check": check,
+            "faults": {kind: sum(kind in r for r in console.records) for kind in redis_run.FAULT_RECORDS}}
+
+
+def healthy(health: dict) -> bool:
+    return health["check"] == "OK check" and not any(health["faults"].values())
 
 
 def markdown(table: dict[str, dict], baseline: list[dict]) -> str:
@@ -239,6 +262,13 @@ def markdown(table: dict[str, dict], baseline: list[dict]) -> str:
         where = [f"{c}: {u['how'][name]}" for c in configs for u in table[c]["units"]
                  if u["unit"] == unit and name in u["missing"]]
         lines.append(f"- {unit}: {name} ({'; '.join(where)})")
+    lines += ["", "The kernel after the suite:", ""]
+    for c in configs:
+        health = table[c].get("health")
+        if health is not None:
+            faults = ", ".join(f"{n} {kind}" for kind, n in health["faults"].items() if n) or "none"
+            lines.append(f"- {c}: invariant check {health['check']!r}; panic, posix_fault or "
+                         f"redis_instance_end records: {faults}")
     return "\n".join(lines) + "\n"
 
 
@@ -288,9 +318,9 @@ def main(argv=None) -> int:
         raw = {"baseline": baseline}
         for config in args.guest:
             say(f"{config}: the kernel-hosted Redis")
-            results, _ = guest_run(config, units, say, tap)
-            raw[config] = results
-            table[config] = compare(results, baseline)
+            results, health = guest_run(config, units, say, tap)
+            raw[config] = {"units": results, "health": health}
+            table[config] = compare(results, baseline) | {"health": health}
         if args.json:
             with open(args.json, "w") as f:
                 json.dump(raw, f, indent=1)
@@ -299,7 +329,8 @@ def main(argv=None) -> int:
         if args.markdown:
             with open(args.markdown, "w") as f:
                 f.write(text)
-        return 0 if all(t["ratio"] is not None and t["ratio"] >= 0.95 for t in table.values()) else 1
+        return 0 if all(t["ratio"] is not None and t["ratio"] >= 0.95 and healthy(t["health"])
+                        for t in table.values()) else 1
     if args.baseline:
         results = baseline_run(units)
     elif args.port:
