@@ -200,14 +200,20 @@ struct console_printer {
     char line[CONSOLE_PAYLOAD + 64];
 };
 
-/* Once every printer is ready, print CONSOLE_LINES long lines, each in several calls. */
+/*
+ * Once every printer is ready, print CONSOLE_LINES long lines, each in
+ * several calls.  A printer that is never told to go gives up waiting, so
+ * that a failed test leaves no thread behind yielding at the test's
+ * priority, which would starve the later tests' lower-priority threads.
+ */
 static void print_long_lines(void *arg)
 {
     struct console_printer *p = arg;
     word_t core = sys_debug_core();
+    uint64_t give_up = deadline_in(2 * WAIT_MS);
 
     __atomic_fetch_add(p->ready, 1, __ATOMIC_RELEASE);
-    while (!__atomic_load_n(p->go, __ATOMIC_ACQUIRE))
+    while (!__atomic_load_n(p->go, __ATOMIC_ACQUIRE) && !deadline_passed(give_up))
         sys_yield();
     for (word_t i = 0; i < CONSOLE_LINES; i++) {
         int head = snprintf(p->line, sizeof(p->line), "console-whole c=%lu n=%lu ",
@@ -231,9 +237,10 @@ TEST(debug_puts_long_lines_from_every_core)
         printers[c] = (struct console_printer){ .ready = &ready, .go = &go, .done = &done };
         CHECK(spawn(print_long_lines, &printers[c], TEST_PRIO, c, 0));
     }
-    CHECK(wait_eq(&ready, n, WAIT_MS));
+    bool all_ready = wait_eq(&ready, n, WAIT_MS);
     __atomic_store_n(&go, 1, __ATOMIC_RELEASE);
-    CHECK(wait_eq(&done, n, 2 * WAIT_MS));
+    CHECK(wait_eq(&done, n, 3 * WAIT_MS));
+    CHECK(all_ready);
     test_note("%lu cores printed %d lines of %d bytes each", (unsigned long)n, CONSOLE_LINES,
               CONSOLE_PAYLOAD);
 }
