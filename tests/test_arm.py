@@ -16,7 +16,7 @@ from conftest import REPO, assert_booted, build, guest_test_names, needs_arm_too
 
 ARCH = "arm-imx6"
 NAMES = guest_test_names()
-SUITE_TIMEOUT = 900
+SUITE_TIMEOUT = 1800    # as tests/test_guest_suite.py's, and for the same reason
 
 
 def test_rtm_refused():
