@@ -196,6 +196,12 @@ def config_id(config: tuple[str, int]) -> str:
 
 LWIP_PRESENT = (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").is_file()
 
+# The real Redis on the kernel needs lwIP, Redis's and musl's sources (tools/ensure_deps.sh).
+needs_real_redis = pytest.mark.skipif(
+    not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
+    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
+    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+
 # The reasons an in-guest test may skip for, each with the fact of the boot that makes it true:
 # its port, its cores, its devices, what the build has.  The guest's reason must start with one
 # of these phrases (userland/tests, SKIP), and the fact must hold of the boot that printed it.

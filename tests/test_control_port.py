@@ -16,15 +16,11 @@ import json
 import pytest
 
 import redis_run
-from conftest import CLIENT_TIMEOUT, REPO, needs_arm_tools, redis_cli
+from conftest import CLIENT_TIMEOUT, REPO, needs_arm_tools, needs_real_redis, redis_cli
 from records import PREFIX
 from redis_guest import Server, ask_control, redis_program
 
-pytestmark = pytest.mark.skipif(
-    not (REPO / ".deps" / "lwip" / "src" / "core" / "tcp.c").is_file()
-    or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+pytestmark = needs_real_redis
 
 CONFIGS = [pytest.param(("x86_64", "bkl", 4), id="x86_64-bkl-4cpu"),
            pytest.param(("arm-imx6", "bkl", 4), id="arm-imx6-bkl-4cpu", marks=needs_arm_tools)]

@@ -16,7 +16,7 @@ import pytest
 import net_tap
 import qemu_run
 import redis_run
-from conftest import LWIP_PRESENT, REPO
+from conftest import needs_real_redis
 from redis_guest import HEAP_MB, Resp, Server, redis_program
 
 needs_tap = pytest.mark.skipif(net_tap.unavailable() is not None,
@@ -70,9 +70,7 @@ def test_a_device_left_by_a_dead_process_is_removed():
 
 
 @needs_tap
-@pytest.mark.skipif(not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-                    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-                    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+@needs_real_redis
 def test_commands_on_three_connections_run_in_the_order_sent():
     """Two clients block in BLPOP, one after the other, and a third pushes one element: the
     first client gets it, every round, as on the host's loopback."""

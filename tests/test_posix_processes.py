@@ -19,14 +19,11 @@ import time
 
 import pytest
 
-from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
+from conftest import CLIENT_TIMEOUT, needs_arm_tools, needs_real_redis, redis_cli
 from records import parse_text
 from redis_guest import Server, ask_control, flood, info_section, redis_program, resp_reply
 
-pytestmark = pytest.mark.skipif(
-    not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+pytestmark = needs_real_redis
 
 # (arch, lock, cpus): all three processes are on core 0 whatever the number of cores.
 CONFIGS = [pytest.param(("x86_64", "bkl", 1), id="x86_64-bkl-1cpu"),

@@ -18,13 +18,10 @@ import time
 import pytest
 
 import redis_suite
-from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, needs_arm_tools, redis_cli
+from conftest import CLIENT_TIMEOUT, needs_arm_tools, needs_real_redis, redis_cli
 from redis_guest import HEAP_MB, Server, flood, info_section, redis_program, resp_command, resp_reply
 
-pytestmark = pytest.mark.skipif(
-    not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-    reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)")
+pytestmark = needs_real_redis
 
 # (arch, lock, cpus): both ports on 4 CPUs, three Redis processes each.
 CONFIGS = [pytest.param(("x86_64", "bkl", 4), id="x86_64-bkl-4cpu"),

@@ -64,7 +64,7 @@ import pytest
 
 import redis_run
 import ycsb
-from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO
+from conftest import CLIENT_TIMEOUT, needs_real_redis
 from records import PREFIX
 from redis_guest import HEAP_MB, Resp, RespError, Server, flood, info, redis_program
 
@@ -482,10 +482,7 @@ def verify_all(port: int, acked: AckedWrites) -> tuple[int, list[str]]:
 
 
 @pytest.mark.skipif(SOAK_SECONDS <= 0, reason="REDIS_SOAK_SECONDS=0 skips the soak (default 90 s; `make soak`: 600 s)")
-@pytest.mark.skipif(not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-                    or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-                    reason="lwIP, Redis or musl source is missing from .deps "
-                    "(tools/ensure_deps.sh says why)")
+@needs_real_redis
 @pytest.mark.skipif(shutil.which("redis-benchmark") is None,
                     reason="redis-benchmark is not installed (Debian's redis-tools)")
 @pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,

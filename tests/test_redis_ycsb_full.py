@@ -22,7 +22,7 @@ import shutil
 import pytest
 
 import ycsb
-from conftest import CLIENT_TIMEOUT, LWIP_PRESENT, REPO, redis_cli
+from conftest import CLIENT_TIMEOUT, needs_real_redis, redis_cli
 from redis_guest import Resp, Server, redis_program
 
 RECORDS = OPERATIONS = 32000
@@ -31,9 +31,7 @@ INDEX = b"ycsb:index:usertable"
 HEAP_MB = 256
 
 pytestmark = [
-    pytest.mark.skipif(not LWIP_PRESENT or not (REPO / ".deps" / "redis" / "src" / "server.c").is_file()
-                       or not (REPO / ".deps" / "musl" / "VERSION").is_file(),
-                       reason="lwIP, Redis or musl source is missing from .deps (tools/ensure_deps.sh says why)"),
+    needs_real_redis,
     pytest.mark.skipif(shutil.which("java") is None or shutil.which("mvn") is None,
                        reason="YCSB needs Java and Maven (tools/ensure_deps.sh installs them)"),
 ]

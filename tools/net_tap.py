@@ -4,8 +4,9 @@ QEMU's user network (slirp, `qemu_run.py --net`) ends each host connection in QE
 its own to the guest. It keeps each connection's bytes in order but not the order between
 connections: it queues what it sends to the guest in one list per socket and serves the lists
 in turn. So commands written on three connections one after the other can reach the guest in
-another order (docs/network.md, "Order between connections"). On a tap device the host's
-packets reach the guest's NIC in the order the host sends them, as on a real network.
+another order (docs/network.md, "Order between connections, and the tap device"). On a tap
+device the host's packets reach the guest's NIC in the order the host sends them, as on a real
+network.
 
 The guest's address is fixed (userland/net/channel_netif.c: 10.0.2.15, gateway 10.0.2.2), so
 the tap device takes the gateway's address, and only one tap guest runs on the host at a time:
