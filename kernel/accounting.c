@@ -75,6 +75,7 @@ void accounting_read(unsigned core, struct kstats_snapshot *s)
         s->entries[i] = __atomic_load_n(&a->entries[i], __ATOMIC_RELAXED);
     s->kernel = __atomic_load_n(&a->kernel, __ATOMIC_RELAXED);
     s->user = __atomic_load_n(&a->user, __ATOMIC_RELAXED);
+    s->ticks = __atomic_load_n(&a->ticks, __ATOMIC_RELAXED);
     /*
      * Another core idling now has not been charged for this period yet.
      * If it has been charged by the time we read the total, the acquire

@@ -47,6 +47,13 @@ static inline __attribute__((always_inline)) void accounting_count_entry(struct 
     __atomic_store_n(&a->entries[cause], a->entries[cause] + 1, __ATOMIC_RELAXED);
 }
 
+static inline void accounting_count_tick(struct core *c)
+{
+    struct core_account *a = &c->account;
+
+    __atomic_store_n(&a->ticks, a->ticks + 1, __ATOMIC_RELAXED);
+}
+
 /*
  * First thing in every kernel entry, while the core's current thread is
  * still the interrupted one; c is this core (my_core()).  Always inlined:
@@ -84,6 +91,7 @@ struct kstats_snapshot {
     word_t idle;
     word_t kernel;
     word_t user;
+    word_t ticks;
     word_t now;
 };
 

@@ -210,10 +210,15 @@ void arch_irq_follow(unsigned irq, const bool *open);
 unsigned arch_irq_count(void);
 bool arch_irq_reserved(unsigned irq);
 
-/* The per-core timeslice timer IRQ, reprogrammed by arch_timer_rearm(). */
+/*
+ * The per-core timeslice timer IRQ.  arch_timer_rearm() starts a whole
+ * period (and the timer, if it was stopped); arch_timer_stop() stops it
+ * until the next rearm.
+ */
 #define IRQ_TIMESLICE_NONE (~0u)
 unsigned arch_timer_irq(void);
 void arch_timer_rearm(void);
+void arch_timer_stop(void);
 
 /* ---- Memory and address spaces.
  *

@@ -101,7 +101,7 @@ struct core {
 
     struct deferred_work deferred;  /* [o] */
     struct mailbox mailbox;         /* [m] */
-    word_t ticks;                   /* [o] timer interrupts taken */
+    bool tick_stopped;              /* [o] the timeslice timer is stopped: the core is idle */
     struct core_account account;    /* [o] written by this core only (kernel/accounting.h) */
 } CACHE_ALIGNED;
 

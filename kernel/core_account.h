@@ -42,6 +42,7 @@ struct core_account {
     word_t idle;
     word_t kernel;
     word_t user;
+    word_t ticks;       /* timer ticks taken while the timer ran (kernel/sched.c) */
     word_t exit_stamp;
     word_t entry_stamp;
     word_t timing;      /* nonzero: timing is on (written by accounting_set_timing() only) */

@@ -80,6 +80,7 @@ static void invoke_kstats(struct tcb *t, const struct kstats_request *r)
         [KSTATS_KERNEL] = s.kernel,
         [KSTATS_USER] = s.user,
         [KSTATS_NOW] = s.now,
+        [KSTATS_TICKS] = s.ticks,
     };
     /* Values beyond the machine registers need an IPC buffer: a thread without one gets the first few. */
     for (unsigned i = 0; i < KSTATS_VALUES && set_mr(t, buf, i, values[i]); i++)

@@ -7,6 +7,7 @@
  * suffices); the BKL and RTM variants hold the big lock throughout.
  */
 #include "sched.h"
+#include "accounting.h"
 #include "core.h"
 #include "printf.h"
 #include "vspace.h"
@@ -107,12 +108,38 @@ void sched_yield_current(void)
     object_locks_release(&qlock, 1);
 }
 
+/*
+ * An idle core takes no tick.  A tick only counts down the current
+ * thread's timeslice, and the idle thread has none; under a big lock an
+ * idle core's tick would still wait for the lock, taking time from the
+ * cores that work (under QEMU, host time from the lock holder's virtual
+ * CPU).  Nothing is lost while it is stopped: a thread becomes runnable
+ * here either on this core, which then is not idle, or from another core,
+ * which sends this one a reschedule IPI (sched_enqueue()).  Every way to
+ * the idle thread and back passes schedule(): the IPC fastpath switches
+ * only between two threads.
+ */
+static void tick_follow_idle(struct core *c, bool idle)
+{
+    if (idle == c->tick_stopped)
+        return;
+    if (idle)
+        arch_timer_stop();
+    else
+        arch_timer_rearm();
+    c->tick_stopped = idle;
+}
+
 void sched_tick(void)
 {
     struct core *c = my_core();
     struct tcb *cur = c->current;
 
-    c->ticks++;
+    /* Raised just before the timer was stopped: it stays stopped. */
+    if (c->tick_stopped)
+        return;
+    accounting_count_tick(c);
+    arch_timer_rearm();
     if (cur == c->idle || !tcb_runnable(cur))
         return;
     if (cur->timeslice > 1) {
@@ -160,6 +187,7 @@ void schedule(void)
     object_locks_release(&qlock, 1);
     if (next != c->idle)
         vspace_switch_deferred(c, next);
+    tick_follow_idle(c, next == c->idle);
 }
 
 /*

@@ -34,7 +34,7 @@ void schedule(void);
  */
 void sched_yield_current(void);
 
-/* Timer tick on this core: account the timeslice.  Locks as sched_yield_current(). */
+/* Timer tick on this core: rearm the timer, account the timeslice.  Locks as sched_yield_current(). */
 void sched_tick(void);
 
 /*

@@ -310,7 +310,6 @@ _Noreturn void handle_interrupt(unsigned irq)
     kernel_enter(c, ENTRY_IPC, false);
     c->entry_thread = NULL;
     if (irq == arch_timer_irq()) {
-        arch_timer_rearm();
         sched_tick();
     } else if (irq == arch_ipi_irq()) {
         /* Relaxed: the IPI delivery ordered the sender's store; a stale false only delays. */

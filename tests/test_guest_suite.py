@@ -30,8 +30,7 @@ NAMES = guest_test_names()
 # GuestBudget), not the wall clock, so a loaded host does not use it up; a whole suite on four
 # virtual CPUs runs in one to three minutes of it under TCG.  Beside another busy guest it can
 # take ten times that: the host then deschedules a `bkl` guest's lock holder while its other
-# virtual CPUs spin for the lock (each idle core's timer tick waits for it), and that spinning is
-# run time too.
+# virtual CPUs spin for the lock, and that spinning is run time too.
 SUITE_TIMEOUT = 1800
 
 

@@ -68,10 +68,8 @@ uint64_t global_timer_read64(void)
 /* This core's timeslice tick: periodic, auto-reloading. */
 void private_timer_start(void)
 {
-    *ptimer(PT_CONTROL) = 0;
-    *ptimer(PT_STATUS) = PT_EVENT;
-    *ptimer(PT_LOAD) = ticks_per_interrupt;
-    *ptimer(PT_CONTROL) = PT_ENABLE | PT_AUTO_RELOAD | PT_IRQ_ENABLE;
+    arch_timer_stop();
+    arch_timer_rearm();
 }
 
 void private_timer_clear(void)
@@ -84,9 +82,20 @@ unsigned arch_timer_irq(void)
     return PPI_PTIMER;
 }
 
-/* Writing the load register restarts the count: the next thread gets a whole period. */
+/*
+ * Writing the load register restarts the count: the next thread gets a
+ * whole period.  The control write starts a stopped timer.
+ */
 void arch_timer_rearm(void)
 {
     *ptimer(PT_STATUS) = PT_EVENT;
     *ptimer(PT_LOAD) = ticks_per_interrupt;
+    *ptimer(PT_CONTROL) = PT_ENABLE | PT_AUTO_RELOAD | PT_IRQ_ENABLE;
+}
+
+/* Clearing the event flag too withdraws an interrupt that was about to be raised. */
+void arch_timer_stop(void)
+{
+    *ptimer(PT_CONTROL) = 0;
+    *ptimer(PT_STATUS) = PT_EVENT;
 }

@@ -22,6 +22,7 @@ enum kstats_value {
     KSTATS_KERNEL,              /* units in the kernel while timing was on */
     KSTATS_USER,                /* units in user threads while timing was on */
     KSTATS_NOW,                 /* the counter when read */
+    KSTATS_TICKS,               /* timer ticks taken (an idle core takes none) */
     KSTATS_VALUES
 };
 
