@@ -42,8 +42,8 @@ if WORKER and "REAL_MAKE" not in os.environ:
 
 # The groups that take longest, each a few minutes of one worker: the workers start them first,
 # so that the short groups fill the end of the run instead of one long group running alone.
-LONGEST_GROUPS = ("test_redis_soak", "suite-arm-imx6-bkl-4", "fuzz-arm-imx6-fine-4", "test_posix_redis",
-                  "icount-arm-imx6", "test_insn_profile", "test_linux_baseline", "icount-x86_64")
+LONGEST_GROUPS = ("test_redis_soak", "test_posix_redis", "test_boot", "icount-arm-imx6", "test_insn_profile",
+                  "fuzz-arm-imx6-fine-4", "test_linux_baseline", "icount-x86_64")
 
 
 def xdist_group(item: pytest.Item) -> str:
@@ -157,13 +157,15 @@ _boots: dict[tuple, Boot] = {}
 def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hello",
          args: str = "", accel: str = "tcg", icount: bool = False, iso: bool = False,
          uboot: bool = False, timeout: float | None = None, net: bool = False,
-         **opts: object) -> Boot:
+         one_thread: bool = False, **opts: object) -> Boot:
     """Build and boot a variant (cached per session); never raises on guest failure.
 
     iso boots x86_64's GRUB image from a CD; uboot boots arm-imx6 through U-Boot; net gives
-    the guest a NIC on QEMU user networking (qemu_run.py --net).
+    the guest a NIC on QEMU user networking (qemu_run.py --net); one_thread runs the virtual
+    CPUs in turns on one host thread (qemu_run.py --one-thread).
     """
-    key = (arch, lock, cpus, app, args, accel, icount, iso, uboot, net, tuple(sorted(opts.items())))
+    key = (arch, lock, cpus, app, args, accel, icount, iso, uboot, net, one_thread,
+           tuple(sorted(opts.items())))
     if key in _boots:
         return _boots[key]
     build_dir = build(arch, lock, "iso" if iso else "uimage" if uboot else "kernel", **opts)
@@ -176,6 +178,8 @@ def boot(arch: str = "x86_64", lock: str = "bkl", cpus: int = 4, app: str = "hel
         argv += ["--uboot", str(qemu_run.UBOOT_IMX)]
     if icount:
         argv.append("--icount")
+    if one_thread:
+        argv.append("--one-thread")
     if net:
         argv.append("--net")
     if str(opts.get("unsafe", 0)) == "1":

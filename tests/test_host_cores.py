@@ -126,6 +126,7 @@ def test_outside_the_workers_nothing_is_locked(tmp_path):
 
 
 def test_which_guests_need_every_core():
-    assert host_cores.needs_every_core(cpus=4, icount=False)
-    assert not host_cores.needs_every_core(cpus=1, icount=False)
-    assert not host_cores.needs_every_core(cpus=4, icount=True), "-icount runs every CPU on one thread"
+    assert host_cores.needs_every_core(cpus=4, one_thread=False)
+    assert not host_cores.needs_every_core(cpus=1, one_thread=False)
+    assert not host_cores.needs_every_core(cpus=4, one_thread=True), \
+        "-icount and --one-thread run every CPU on one thread"

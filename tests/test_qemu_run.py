@@ -1,10 +1,12 @@
 """tools/qemu_run.py's time limit: it counts the guest's run time (the CPU time the host gave
 QEMU, per host core its virtual CPUs can use), so a guest on a loaded host is not cut short, and a
-guest that uses no CPU at all is still stopped after WALL_LIMIT_FACTOR times its budget."""
+guest that uses no CPU at all is still stopped after WALL_LIMIT_FACTOR times its budget; and
+--one-thread, which runs the virtual CPUs in turns on one host thread."""
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import qemu_run
 from conftest import REPO, build
@@ -18,7 +20,7 @@ def test_budget_counts_cpu_time_not_wall_time():
     however long the wall clock runs (and however busy the host is while it burns)."""
     proc = subprocess.Popen([sys.executable, "-c", BURN.format(s=1.0)])
     try:
-        budget = qemu_run.GuestBudget(proc.pid, cpus=1, icount=False)
+        budget = qemu_run.GuestBudget(proc.pid, cpus=1, one_thread=False)
         deadline = time.monotonic() + 120
         while budget.seconds() < 1.0 and time.monotonic() < deadline:
             time.sleep(0.1)
@@ -31,9 +33,19 @@ def test_budget_counts_cpu_time_not_wall_time():
 
 
 def test_budget_divides_by_the_cores_the_guest_can_use():
-    assert qemu_run.GuestBudget(1, cpus=4, icount=True).parallel == 1
-    assert qemu_run.GuestBudget(1, cpus=1, icount=False).parallel == 1
-    assert 1 <= qemu_run.GuestBudget(1, cpus=64, icount=False).parallel <= 64
+    assert qemu_run.GuestBudget(1, cpus=4, one_thread=True).parallel == 1
+    assert qemu_run.GuestBudget(1, cpus=1, one_thread=False).parallel == 1
+    assert 1 <= qemu_run.GuestBudget(1, cpus=64, one_thread=False).parallel <= 64
+
+
+def test_one_thread_asks_tcg_for_a_single_thread_on_both_ports(tmp_path):
+    for arch in ("x86_64", "arm-imx6"):
+        turns = qemu_run.qemu_argv(arch, Path("k.elf"), 4, "tcg", False, "app=tests", [],
+                                   scratch=tmp_path, one_thread=True)
+        parallel = qemu_run.qemu_argv(arch, Path("k.elf"), 4, "tcg", False, "app=tests", [],
+                                      scratch=tmp_path)
+        assert turns[turns.index("-accel") + 1] == "tcg,thread=single", turns
+        assert parallel[parallel.index("-accel") + 1] == "tcg", parallel
 
 
 def test_a_guest_past_its_budget_is_stopped():

@@ -1,11 +1,11 @@
 """The host's cores, shared by the guests that parallel test workers boot.
 
 `make test` runs in two pytest-xdist workers, one per core of the two-core build machines.  A
-guest with several virtual CPUs and no -icount runs one host thread per virtual CPU and keeps
-every host core busy; beside another guest its lock holders are descheduled while their waiters
-spin, and a bkl suite on four CPUs runs several times slower.  So such
-a guest takes the cores for itself, while a guest that runs on one host thread (one virtual CPU,
-or any number under -icount, which runs them in turns) takes one core and leaves the other.
+guest with several virtual CPUs runs one host thread per virtual CPU and keeps every host core
+busy; beside another guest its lock holders are descheduled while their waiters spin, and a bkl
+suite on four CPUs runs several times slower.  So such a guest takes the cores for itself, while
+a guest that runs on one host thread (one virtual CPU, or any number in turns: under -icount or
+with qemu_run.py --one-thread) takes one core and leaves the other.
 
 That is a reader-writer lock on a file: one thread shares (LOCK_SH), several take all
 (LOCK_EX).  A turnstile in front of it keeps the writer from starving: whoever is next in line
@@ -29,9 +29,10 @@ LOCK_ENV = "HOST_CORES_LOCK"
 WORKER_ENV = "PYTEST_XDIST_WORKER"
 
 
-def needs_every_core(cpus: int, icount: bool) -> bool:
-    """A guest whose virtual CPUs run on host threads of their own."""
-    return cpus > 1 and not icount
+def needs_every_core(cpus: int, one_thread: bool) -> bool:
+    """A guest whose virtual CPUs run on host threads of their own (not all on one, as under
+    -icount or qemu_run.py --one-thread)."""
+    return cpus > 1 and not one_thread
 
 
 def holder_mark(lock: Path, worker: str) -> Path:

@@ -265,14 +265,16 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
               scratch: Path | None = None,
               forwards: list[tuple[int, int]] | None = None,
               udp_forwards: list[tuple[int, int]] | None = None,
-              tap: str | None = None) -> list[str]:
+              tap: str | None = None, one_thread: bool = False) -> list[str]:
     """QEMU's command line.  arm-imx6 needs scratch, a folder for the files it hands the guest.
 
     forwards (host port, guest port) give the guest a NIC on QEMU user networking (slirp)
     with those TCP forwards, and udp_forwards with those UDP ones: x86_64 an e1000, arm-imx6
     the board's own ENET.  forwards None: no NIC.  tap names a tap device (tools/net_tap.py)
     for the NIC instead of slirp; the forwards then only say which guest ports are served.
+    one_thread runs every virtual CPU on one host thread, in turns (TCG's thread=single).
     """
+    tcg = "tcg,thread=single" if one_thread else "tcg"
     if arch == "x86_64":
         argv = ["qemu-system-x86_64", "-machine", "q35", "-smp", str(cpus), "-m", "512M",
                 "-display", "none", "-no-reboot", "-serial", "stdio",
@@ -280,7 +282,7 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
         if accel == "kvm":
             argv += ["-enable-kvm", "-cpu", "host"]
         else:
-            argv += ["-accel", "tcg", "-cpu", "max"]
+            argv += ["-accel", tcg, "-cpu", "max"]
         if iso is not None:
             argv += ["-cdrom", str(iso), "-boot", "d"]
         else:
@@ -292,7 +294,7 @@ def qemu_argv(arch: str, image: Path, cpus: int, accel: str, icount: bool,
     elif arch == "arm-imx6":
         argv = ["qemu-system-arm", "-M", "sabrelite", "-smp", str(cpus), "-m", "1G",
                 "-display", "none", "-no-reboot", "-serial", "null", "-serial", "stdio",
-                "-semihosting-config", "enable=on,target=native"]
+                "-semihosting-config", "enable=on,target=native", "-accel", tcg]
         if uboot is not None:
             where, entry = imx_image_addresses(uboot)
             argv += ["-device", f"loader,file={uboot},addr={where:#x},force-raw=on",
@@ -324,12 +326,12 @@ class GuestBudget:
     the clock runs on.  The CPU time QEMU used, divided by the host cores its virtual CPUs can
     use at once, advances only while the guest is actually executing, so on an idle host it
     equals the wall time and on a host shared with other work it stretches with the share QEMU
-    gets.  Under -icount QEMU runs every virtual CPU on one host thread.
+    gets.  Under -icount, or with --one-thread, QEMU runs every virtual CPU on one host thread.
     """
 
-    def __init__(self, pid: int, cpus: int, icount: bool) -> None:
+    def __init__(self, pid: int, cpus: int, one_thread: bool) -> None:
         self.stat = Path(f"/proc/{pid}/stat")
-        self.parallel = 1 if icount else max(1, min(cpus, os.cpu_count() or 1))
+        self.parallel = 1 if one_thread else max(1, min(cpus, os.cpu_count() or 1))
         self.tick = os.sysconf("SC_CLK_TCK")
 
     def seconds(self) -> float:
@@ -414,7 +416,7 @@ def run(args: argparse.Namespace, scratch: Path, tap: str | None = None) -> int:
     argv = qemu_argv(args.arch, image, args.cpus, accel, args.icount, cmdline,
                      args.extra or [], iso=Path(args.iso) if args.iso else None,
                      uboot=uboot, gdb=args.gdb, scratch=scratch, forwards=forwards,
-                     udp_forwards=udp_forwards, tap=tap)
+                     udp_forwards=udp_forwards, tap=tap, one_thread=args.one_thread)
     if shutil.which(argv[0]) is None:
         print(f"qemu_run: {argv[0]} is not installed (run `make deps`)", file=sys.stderr)
         return EXIT_NO_QEMU
@@ -460,7 +462,7 @@ def run(args: argparse.Namespace, scratch: Path, tap: str | None = None) -> int:
     finished = threading.Event()
     if args.timeout > 0:
         threading.Thread(target=watch_budget, daemon=True,
-                         args=(GuestBudget(proc.pid, args.cpus, args.icount), args.timeout,
+                         args=(GuestBudget(proc.pid, args.cpus, args.icount or args.one_thread), args.timeout,
                                on_timeout, finished)).start()
     start = time.monotonic()
     assert proc.stdout is not None
@@ -527,6 +529,9 @@ def main() -> int:
                    help="seconds the guest may run, in QEMU's CPU time per usable host core "
                         "(GuestBudget); 0: no limit")
     p.add_argument("--icount", action="store_true")
+    p.add_argument("--one-thread", action="store_true",
+                   help="TCG: run every virtual CPU on one host thread, in turns, as -icount does, "
+                        "but on the host's clock (QEMU's -accel tcg,thread=single)")
     p.add_argument("--unsafe", action="store_true")
     p.add_argument("--cmdline", default="app=hello")
     p.add_argument("--log", help="also write the console to this file")
@@ -550,7 +555,7 @@ def main() -> int:
             print(f"qemu_run: --tap: {why or 'needs --net, and not --uboot'}", file=sys.stderr)
             return EXIT_NO_QEMU if why else 2
     with tempfile.TemporaryDirectory(prefix="qemu_run-") as scratch, \
-            host_cores.held(host_cores.needs_every_core(args.cpus, args.icount)), \
+            host_cores.held(host_cores.needs_every_core(args.cpus, args.icount or args.one_thread)), \
             contextlib.ExitStack() as stack:
         tap = stack.enter_context(net_tap.tap_device()) if args.tap else None
         return run(args, Path(scratch), tap)
