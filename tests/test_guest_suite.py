@@ -28,14 +28,16 @@ CONFIGS = [suite_config("x86_64", "none", 1)] + \
 NAMES = guest_test_names()
 
 # Suites whose virtual CPUs take turns on one host thread (qemu_run.py --one-thread).  Four
-# arm-imx6 CPUs under the CLH lock, each on a host thread of its own, convoy on a two-core host:
+# virtual CPUs under the CLH lock, each on a host thread of its own, convoy on a two-core host:
 # the lock passes in FIFO order, and a waiter whose host thread is descheduled holds up everyone
-# queued behind it until the host runs it again.  QEMU's multi-threaded TCG makes ARM's YIELD and
-# WFE no-ops, so a spinning waiter never hands its host core over (x86_64's PAUSE leaves the CPU
-# loop and lets the host schedule), and the race tests' rounds took a second each instead of
-# milliseconds.  In turns, a YIELD hands the turn on at once.  The two-CPU suite keeps arm-imx6's
-# CLH code truly parallel.
-ONE_THREAD_SUITES = {("arm-imx6", "bkl", 4)}
+# queued behind it until the host runs it again.  On arm-imx6 it is so even on a quiet host:
+# QEMU's multi-threaded TCG makes ARM's YIELD and WFE no-ops, so a spinning waiter never hands
+# its host core over, and the race tests' rounds took a second each instead of milliseconds.  On
+# x86_64 (PAUSE leaves QEMU's CPU loop) it is so beside another busy guest: an x86_64 bkl suite
+# then ran for more than 19 minutes.  In turns, a YIELD or PAUSE hands the turn on at once.  The
+# two-CPU suites keep the CLH code of both ports truly parallel; rtm has no TSX under TCG and
+# runs bkl's lock.
+ONE_THREAD_SUITES = {("arm-imx6", "bkl", 4), ("x86_64", "bkl", 4), ("x86_64", "rtm", 4)}
 
 
 # The limit only has to catch a hung guest.  It counts the guest's run time (qemu_run.py's
