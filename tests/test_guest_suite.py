@@ -32,9 +32,9 @@ NAMES = guest_test_names()
 # the lock passes in FIFO order, and a waiter whose host thread is descheduled holds up everyone
 # queued behind it until the host runs it again.  On arm-imx6 it is so even on a quiet host:
 # QEMU's multi-threaded TCG makes ARM's YIELD and WFE no-ops, so a spinning waiter never hands
-# its host core over, and the race tests' rounds took a second each instead of milliseconds.  On
-# x86_64 (PAUSE leaves QEMU's CPU loop) it is so beside another busy guest: an x86_64 bkl suite
-# then ran for more than 19 minutes.  In turns, a YIELD or PAUSE hands the turn on at once.  The
+# its host core over, and a race test's round waits for the host's scheduler at every hand-over.
+# On x86_64 (PAUSE leaves QEMU's CPU loop) it is so beside another busy guest, where a suite
+# then runs many times longer.  In turns, a YIELD or PAUSE hands the turn on at once.  The
 # two-CPU suites keep the CLH code of both ports truly parallel; rtm has no TSX under TCG and
 # runs bkl's lock.
 ONE_THREAD_SUITES = {("arm-imx6", "bkl", 4), ("x86_64", "bkl", 4), ("x86_64", "rtm", 4)}
