@@ -119,8 +119,10 @@ void sched_yield_current(void)
  * the idle thread and back passes schedule(): the IPC fastpath switches
  * only between two threads.
  */
-static void tick_follow_idle(struct core *c, bool idle)
+static void tick_follow_idle(struct core *c)
 {
+    bool idle = c->current == c->idle;
+
     if (idle == c->tick_stopped)
         return;
     if (idle)
@@ -187,7 +189,7 @@ void schedule(void)
     object_locks_release(&qlock, 1);
     if (next != c->idle)
         vspace_switch_deferred(c, next);
-    tick_follow_idle(c, next == c->idle);
+    tick_follow_idle(c);
 }
 
 /*

@@ -48,7 +48,7 @@ _Noreturn void arch_init_boot_core(void)
     gic_init_distributor();
     gic_init_core();
     global_timer_init();
-    private_timer_start();
+    arch_timer_rearm();
     gpt_init();
     copy_cmdline();
 

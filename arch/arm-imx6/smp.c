@@ -195,6 +195,6 @@ _Noreturn void arch_init_secondary(unsigned core)
     ipi_round(core);
     while (!__atomic_load_n(&released, __ATOMIC_ACQUIRE))
         cpu_relax();
-    private_timer_start();
+    arch_timer_rearm();
     kernel_boot_secondary(core);
 }

@@ -65,13 +65,6 @@ uint64_t global_timer_read64(void)
     return (uint64_t)hi << 32 | lo;
 }
 
-/* This core's timeslice tick: periodic, auto-reloading. */
-void private_timer_start(void)
-{
-    arch_timer_stop();
-    arch_timer_rearm();
-}
-
 void private_timer_clear(void)
 {
     *ptimer(PT_STATUS) = PT_EVENT;
@@ -83,8 +76,9 @@ unsigned arch_timer_irq(void)
 }
 
 /*
- * Writing the load register restarts the count: the next thread gets a
- * whole period.  The control write starts a stopped timer.
+ * This core's timeslice tick: periodic, auto-reloading.  Writing the load
+ * register restarts the count: the next thread gets a whole period.  The
+ * control write starts a stopped timer (and the timer at boot).
  */
 void arch_timer_rearm(void)
 {

@@ -64,7 +64,6 @@ void gic_end_of_interrupt(uint32_t iar);
 
 /* timer.c */
 void global_timer_init(void);
-void private_timer_start(void);
 void private_timer_clear(void);
 uint64_t global_timer_read64(void);
 
