@@ -211,9 +211,10 @@ unsigned arch_irq_count(void);
 bool arch_irq_reserved(unsigned irq);
 
 /*
- * The per-core timeslice timer IRQ.  arch_timer_rearm() starts a whole
- * period (and the timer, if it was stopped); arch_timer_stop() stops it
- * until the next rearm.
+ * The per-core timeslice timer IRQ.  The timer is periodic: once started
+ * it raises its IRQ every period with no further call, so a tick needs no
+ * rearm.  arch_timer_rearm() starts a whole period (and the timer, if it
+ * was stopped); arch_timer_stop() stops it until the next rearm.
  */
 #define IRQ_TIMESLICE_NONE (~0u)
 unsigned arch_timer_irq(void);

@@ -141,7 +141,6 @@ void sched_tick(void)
     if (c->tick_stopped)
         return;
     accounting_count_tick(c);
-    arch_timer_rearm();
     if (cur == c->idle || !tcb_runnable(cur))
         return;
     if (cur->timeslice > 1) {
